@@ -40,7 +40,7 @@ from typing import TypeVar
 from .errors import ErasurePending, PermissionDenied, ReadOnlyVault, is_disk_full
 from .learning.ledger import LEDGER_FILE
 from .learning.usage import UsageRecorder
-from .retrieval import dense_store, ivf_store, lexical_store, stamped
+from .retrieval import caught_up_sums, dense_store, ivf_store, lexical_store, stamped
 from .storage import catch_up, edge_store, note_store, stat_store
 from .storage.anchored import prune_below, remove_below
 from .storage.embeddings import EmbeddingCache, SharedEmbeddingCache, TieredEmbeddingCache
@@ -283,12 +283,14 @@ def pending(intent: str, failed: Sequence[Failure], needles: Sequence[str],
 
 def drop_derived(state: Path) -> None:
     """Remove the persisted retrieval structures (retrieval/dense_store.py, lexical_store.py,
-    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py) and the catch-up
-    record (storage/catch_up.py: the paths changed since the saved base): they hold the
-    erased notes' chunk keys, terms and vectors, digests of their paths and links, their
-    paths and text; the next search rebuilds them from the notes that remain."""
+    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py), the catch-up
+    record (storage/catch_up.py: the paths changed since the saved base) and the caught-up
+    conjunctive sums (retrieval/caught_up_sums.py: a digest of changed notes' text): they
+    hold the erased notes' chunk keys, terms and vectors, digests of their paths, links and
+    text, their paths and text; the next search rebuilds them from the notes that remain."""
     for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
                  *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
+                 state / caught_up_sums.FILE, *sorted(state.glob(f".{caught_up_sums.FILE}.*.tmp")),
                  state / dense_store.INDEX, state / ivf_store.INDEX,
                  state / edge_store.FILE, state / note_store.FILE, state / catch_up.FILE,
                  *sorted(state.glob(f".{catch_up.FILE}.*.tmp")), state / catch_up.PAID_FILE,

@@ -57,6 +57,7 @@ class VaultParts:
         self.watcher = watcher
         self.index = index
         self.engine: Final = engine
+        engine.count_op = store.count_op  # what it saves beside the index counts as the store's
         self.usage: Final = usage
         # A note gone from the folder (deleted here, by another process or in Obsidian) is gone
         # from learning too: every removal a sync finds is a delete event of this recorder.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,6 +30,7 @@ from ..storage.columns import Edges as EdgeArrays
 from ..storage.corpus import Corpus
 from ..storage.snapshot import saved_corpus
 from . import lexical_store, stamped
+from .caught_up_sums import Sums
 from .csr import Csr, index_dtype
 from .names import NameIndex
 from .signals.bm25 import Bm25Index
@@ -125,12 +126,15 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
     return Derived(corpus, *got, NameIndex.stored(corpus, folder), links, Walk.build(links))
 
 
-def from_base(corpus: Corpus, folder: str | None, env: BuildEnv | None) -> Derived | None:
+def from_base(corpus: Corpus, folder: str | None, env: BuildEnv | None,
+              count_op: Callable[[], None] | None = None) -> Derived | None:
     """`corpus`'s structures built on the saved state it was advanced from (`corpus.base`,
     storage/catch_up.py), whose stores load instead of a rebuild, then brought up to it
-    through its delta (`update_derived`; with `env`'s encoder the dense index too, without
-    compacting: registry.py `caught_up`). None when there is no such state, its columns are
-    no longer saved, or the delta does not reach back to it: the caller builds."""
+    through its delta (`update_derived`, the conjunctive sums read or saved for the next
+    process: caught_up_sums.py, `count_op` the store's fault seam; with `env`'s encoder the
+    dense index too, without compacting: registry.py `caught_up`). None when there is no
+    such state, its columns are no longer saved, or the delta does not reach back to it:
+    the caller builds."""
     ref, delta = corpus.base, corpus.delta
     if (folder is None or ref is None or delta is None
             or delta.changes_since(ref.generation, ref.notes, len(corpus)) is None):
@@ -140,11 +144,13 @@ def from_base(corpus: Corpus, folder: str | None, env: BuildEnv | None) -> Deriv
         return None
     d = build_derived(base, folder)
     d.dense = None if env is None else DENSE.caught_up(base, corpus, env)
-    return update_derived(d, corpus)
+    sums = Sums(folder, lexical_store.corpus_digest(base, folder), count_op)
+    return update_derived(d, corpus, sums)
 
 
-def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
-    """`d` brought up to `corpus` through its delta, or None (rebuild; module docstring)."""
+def update_derived(d: Derived, corpus: Corpus, sums: Sums | None = None) -> Derived | None:
+    """`d` brought up to `corpus` through its delta, or None (rebuild; module docstring);
+    with `sums` the conjunctive channel's S1 and S2 read from or saved to the vault."""
     delta = corpus.delta
     if delta is None:
         return None
@@ -156,7 +162,8 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
         return None
     old, n = d.corpus, len(corpus)
     bm25 = BM25.update(d.bm25, old, corpus, since, LEXICAL)
-    conj = CONJUNCTIVE.update(d.conj, old, corpus, since, LEXICAL)
+    conj = (CONJUNCTIVE.update(d.conj, old, corpus, since, LEXICAL) if sums is None
+            else sums.update(d.conj, old, corpus, since))
     names = d.names.updated(old, corpus, changed, since.shift)
     links = relink(d.links, old.edges, corpus.edges, relinked, n, since.shift)
     walk = d.walk if links is d.links else Walk.build(links)

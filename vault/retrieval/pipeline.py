@@ -61,7 +61,7 @@ a(d). Derived structures: derived.py. Defaults: BENCHMARKS.md."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
@@ -120,6 +120,7 @@ class SearchEngine:
         self.reranker = reranker
         self.cache = cache
         self.scratch = scratch
+        self.count_op: Callable[[], None] | None = None  # the store's fault seam (parts.py)
         self._derived: Derived | None = None
         self._archived = ArchivedMask()
         self.calibrator = Calibrator(scratch)
@@ -185,7 +186,7 @@ class SearchEngine:
                                                 p.dense, self.scratch, progress)
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
             updated = (update_derived(d, corpus) if d is not None
-                       else from_base(corpus, self.scratch, env))
+                       else from_base(corpus, self.scratch, env, self.count_op))
             if updated is None:
                 # A rebuild (compaction, another writer; a new engine first tries the saved
                 # state its corpus was advanced from; removals are followed, derived.py): the

@@ -77,8 +77,6 @@ def _l2q(df: npt.NDArray[np.integer]) -> I64:
     return out
 
 
-
-
 @dataclass(frozen=True)
 class ConjunctiveIndex:
     """Hashed units of every note, their document frequencies and the norm sums.
@@ -165,12 +163,15 @@ class ConjunctiveIndex:
             out[rest[hit]] = base + order[at[hit]]
         return out[out >= 0]
 
-    def removed(self, shift: Shift, texts: Sequence[str]) -> ConjunctiveIndex:
+    def removed(self, shift: Shift, texts: Sequence[str], move: bool = True
+                ) -> ConjunctiveIndex:
         """The index without the notes at `shift.removed` (`shift.n` = `n_docs`), every later
         one moved down; `texts[k]` is the text this index holds at `shift.removed[k]`. n_u
         falls by one for each unit of a removed note, and each note still holding such a
         unit gets the change of l_u added to S1 and S2 (O(those units' postings)); N is
-        read at query time: the fixed-point sums a fresh build of the other notes makes."""
+        read at query time: the fixed-point sums a fresh build of the other notes makes.
+        Without `move` S1 and S2 are left as they were (the caller sets them whole:
+        retrieval/caught_up_sums.py)."""
         shift.check(self.n_docs, len(texts), "notes")
         if not shift.removed:
             return self
@@ -180,7 +181,8 @@ class ConjunctiveIndex:
         postings = self.postings.removed(shift)
         keep = shift.keep
         s1, s2 = self.s1[keep], self.s2[keep]
-        self._moved(postings, self.df, df, s1, s2)
+        if move:
+            self._moved(postings, self.df, df, s1, s2)
         return ConjunctiveIndex(self.vocab, self.columns, postings, df, self.m[keep], s1, s2,
                                 shift.kept, self.terms[keep])
 
@@ -212,10 +214,11 @@ class ConjunctiveIndex:
             np.add.at(s2, rows, d2[lo:hi][j])
             lo = hi
 
-    def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int
-                ) -> ConjunctiveIndex:
+    def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int,
+                move: bool = True) -> ConjunctiveIndex:
         """The index with the note at each position p replaced: `changes[p] = (old text or
-        None for a new note, new text)`, `old` being what this index holds for p."""
+        None for a new note, new text)`, `old` being what this index holds for p; without
+        `move` the other notes' S1 and S2 are left as they were (`removed`)."""
         olds = {p: text_codes(o) for p, (o, _) in changes.items() if o is not None}
         tokens = {p: tokenize(t) for p, (_, t) in sorted(changes.items())}
         news = {p: token_codes(tok) for p, tok in tokens.items()}
@@ -251,7 +254,8 @@ class ConjunctiveIndex:
         s1 = np.zeros(n_docs, dtype=np.int64)
         s2 = np.zeros(n_docs, dtype=np.int64)
         s1[: self.n_docs], s2[: self.n_docs] = self.s1[:n_docs], self.s2[:n_docs]
-        self._moved(postings, old_df, df, s1, s2)
+        if move:
+            self._moved(postings, old_df, df, s1, s2)
         # the changed notes' sums set whole (what _moved added to them is overwritten), from
         # l_u of their units only (over every unit: ~0.5 s at 10^6)
         for p in news:
