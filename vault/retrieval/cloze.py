@@ -44,6 +44,7 @@ from ..storage.embeddings import EmbeddingCache
 from .calibration import CHANNELS, MIN_QUERIES, MIN_TOKENS, Calibration, note_key
 from .calibration import reciprocal_rank as rr
 from .encoders import Encoder, encode_cached
+from .search_params import SearchParams
 from .signals.bm25 import Bm25Index, described, field_tokens, note_document
 from .signals.dense import DenseIndex, dense_scores, note_chunks
 
@@ -171,3 +172,18 @@ def cloze_calibration(corpus: Corpus, bm25: Bm25Index, dense: Dense,
     return Calibration(weights, (1.0, 1.0, mult), mrr, 0.0, 0.0, len(pairs), len(corpus),
                        sample, encoder, (base["bm25"], base["dense"], base["conjunctive"]),
                        method="cloze", line=line)
+
+
+def never_calibrated(p: SearchParams, has_encoder: bool) -> str | None:
+    """Why an engine with params `p` makes no fusion calibration, whatever the vault holds
+    (None: it makes one, or uses one made): both switches off, or cloze's two channels not
+    both there (SearchEngine.calibration)."""
+    if not (p.calibrate or p.cloze):
+        return "off"
+    if p.calibrate:
+        return None
+    if not has_encoder:
+        return "none: cloze compares dense search with BM25, and dense is off here"
+    if not p.weight("dense") or not p.weight("conjunctive"):
+        return "none: cloze needs the dense and conjunctive channels, and one is weighted 0"
+    return None

@@ -11,8 +11,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
-   w_conj(q) = 0 for a query of more content terms than the median note (fusion.long_query);
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
+   w_conj(q) = 0 for a query of more content terms than the median note (fusion.long_query);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
    w_learned x(d) / (k + rank + 1), x(d) = q g c in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
@@ -46,7 +46,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    factor lifts a note past a named note R times stronger on its own evidence (own(d) x its
    factor counts in full) whose learned score is not negative; then (v24) no note whose lift
    is not wholly about the query (`whole`, learning's strict topic gate 1) passes a note with a
-   learned score >= 0 ranked above it without learning (scope.hold_unlicensed); given `now`
+   learned score >= 0 ranked above it without learning (scope.hold_unlicensed); then (v26) a
+   note used for the query goes just above a thin note restating it that links to it
+   (cited.above_pointers: the pointer's words describe its target); given `now`
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
@@ -77,7 +79,7 @@ from ..storage.embeddings import EmbeddingCache
 from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
-from .cloze import Dense, cloze_calibration
+from .cloze import Dense, cloze_calibration, never_calibrated
 from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, long_query, top
@@ -317,19 +319,8 @@ class SearchEngine:
                       when)
 
     def never_calibrated(self) -> str | None:
-        """Why this engine's searches make no fusion calibration, whatever the vault holds
-        (None: they make one, or use one made): both switches off, or cloze's two channels
-        not both there (`calibration`)."""
-        p = self.params
-        if not (p.calibrate or p.cloze):
-            return "off"
-        if p.calibrate:
-            return None
-        if self.encoder is None:
-            return "none: cloze compares dense search with BM25, and dense is off here"
-        if not p.weight("dense") or not p.weight("conjunctive"):
-            return "none: cloze needs the dense and conjunctive channels, and one is weighted 0"
-        return None
+        """Why this engine's searches make no fusion calibration (cloze.never_calibrated)."""
+        return never_calibrated(self.params, self.encoder is not None)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
         """The fusion calibration for `corpus`: calibration.py's with `calibrate` on, else
