@@ -44,13 +44,25 @@ def iso_time(text: str) -> str:
     return text
 
 
+def trust_text(t: dict[str, Any]) -> str:
+    """A note's trust in words. A superseded note keeps its state while `by`/`at` name who
+    superseded it and when (the state before is the history's last entry, where `why` gives
+    it): it read "confirmed by user at T (not current)" right after a `confirm --by me`, the
+    superseder shown as the confirmer."""
+    if not t["superseded_by"]:
+        return f"{t['state']} by {t['by']} at {t['at']}" + ("" if t["current"] else
+                                                            " (not current)")
+    was = t.get("history") or [{}]
+    before = (f"; was {was[-1].get('state')} by {was[-1].get('by')} at {was[-1].get('at')}"
+              if was[-1] else "")
+    return f"superseded by {t['by']} at {t['at']} (not current{before})"
+
+
 def cmd_fact(args: argparse.Namespace) -> int:
     with open_vault(load(vault=args.vault), dense=False) as v:
         done = correct_note(v, args.note, args.action, value=args.value,
                             reason=args.reason or "", by=args.by, at=args.at)
-    t = done["trust"]
-    human = (f"{done['note']}: {t['state']} by {t['by']} at {t['at']}"
-             + ("" if t["current"] else " (not current)")
+    human = (f"{done['note']}: {trust_text(done['trust'])}"
              + (f"; current belief: {done['current']}" if done["current"] != done["note"]
                 and done["current"] else ""))
     emit(args, done, human)
@@ -64,9 +76,8 @@ def _why_text(doc: dict[str, Any]) -> str:
         lines.append(f"  from {where}")
     if "trust" in doc:
         t = doc["trust"]
-        lines.append(f"  trust: {t['state']} by {t['by']} at {t['at']}"
-                     + ("" if t["current"] else " (not current)")
-                     + (f"; superseded by {', '.join(t['superseded_by'])}"
+        lines.append(f"  trust: {trust_text(t)}"
+                     + (f"; replaced by {', '.join(t['superseded_by'])}"
                         if t["superseded_by"] else ""))
         for h in t["history"]:
             lines.append(f"    was {h.get('state')} by {h.get('by')} at {h.get('at')}")

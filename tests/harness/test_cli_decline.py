@@ -68,3 +68,19 @@ def test_the_human_output_says_so(vault: Path) -> None:
                    "--explain"], env=_env(), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("nothing relevant found") and "relevance: " in out.stdout
+
+
+def test_a_weekday_the_notes_say_counts_for_relevance(vault: Path) -> None:
+    """The demo's own question: "on Monday" was read as a time and left out of the query's
+    words, "broke" is in no note, so `ask` declined though the incident note says "On Monday
+    ..."; a weekday nothing says still leaves an absent topic declined."""
+    for dense in ([], ["--no-dense"]):
+        found = rmh("--vault", str(vault), "search", "what broke on Monday?", "--json",
+                    "--explain", *dense)
+        assert found["relevant"] is True, found["relevance"]
+        absent = rmh("--vault", str(vault), "search", "melting point of tungsten on Friday",
+                     "--json", "--explain", *dense)
+        assert absent["relevant"] is False, absent["relevance"]
+    asked = rmh("--vault", str(vault), "ask", "what broke on Monday?", "--json")
+    assert "Incidents/2026-03-02 auth outage.md" in str(asked["notes"])
+    assert asked["stop"] != "nothing relevant"

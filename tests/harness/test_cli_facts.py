@@ -151,3 +151,20 @@ def test_the_sandboxed_repl_corrects_and_asks_why(tmp_path: Path) -> None:
     assert out.stdout.strip().splitlines()[-1] == "rejected agent from the repl 2"
     assert json.loads(rmh(tmp_path, "why", PARIS, "--json").stdout)["trust"]["state"] == (
         "rejected")
+
+
+def test_a_superseded_fact_is_not_shown_as_confirmed_by_the_superseder(tmp_path: Path) -> None:
+    """`fact confirm --by me` then `fact supersede` (default --by user) printed the old fact
+    as "confirmed by user ... (not current)": the superseder shown as its confirmer."""
+    _setup(tmp_path)
+    assert rmh(tmp_path, "fact", "confirm", PARIS, "--by", "me",
+               "--at", "2024-07-01T00:00:00Z").returncode == 0
+    out = rmh(tmp_path, "fact", "supersede", PARIS, "--value", "Lyon",
+              "--at", "2024-08-01T00:00:00Z")
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip()
+    assert "confirmed by user" not in line
+    assert line.startswith(f"{PARIS}: superseded by user at 2024-08-01T00:00:00Z (not current")
+    why = rmh(tmp_path, "why", PARIS).stdout
+    assert ("trust: superseded by user at 2024-08-01T00:00:00Z (not current; was confirmed "
+            "by me at 2024-07-01T00:00:00Z)") in why

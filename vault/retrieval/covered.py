@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..notes.clocks import WEEKDAYS
 from ..notes.text import content_terms, stems, tokenize
 from ..notes.times_asked import FRAME, untimed_asked
 
@@ -28,19 +29,27 @@ def idf(df: int, n_docs: int) -> float:
 
 
 def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
-             texts: Sequence[str]) -> float:
+             texts: Sequence[str], days: Sequence[str] = (), day_dfs: Sequence[int] = ()
+             ) -> float:
     """The idf-weighted share of `terms` (distinct, with their document frequencies `dfs`)
-    found in the best-covered of `texts`; 0.0 without terms or texts."""
+    found in the best-covered of `texts`; 0.0 without terms or texts. `days` (`day_words`,
+    with their frequencies `day_dfs`) count for a text only where it says them: "what broke
+    on Monday?" is covered by "On Monday the Auth Service ..." as a topic word would be, and
+    a text without the day is judged on the other terms alone, as before."""
     weights = [idf(df, n_docs) for df in dfs]
-    total = sum(weights)
-    if total <= 0 or not texts:
+    extra = [idf(df, n_docs) for df in day_dfs]
+    if not texts or sum(weights) + sum(extra) <= 0:
         return 0.0
     best = 0.0
-    keys = stems(terms)
+    keys, day_keys = stems(terms), stems(days)
     for text in texts:
         present = set(stems(tokenize(text)))
-        best = max(best, sum(w for t, w in zip(keys, weights, strict=True) if t in present))
-    return best / total
+        said = sum(w for t, w in zip(day_keys, extra, strict=True) if t in present)
+        total = sum(weights) + said
+        if total > 0:
+            best = max(best, (sum(w for t, w in zip(keys, weights, strict=True)
+                                  if t in present) + said) / total)
+    return best
 
 
 def query_terms(query: str) -> list[str]:
@@ -54,3 +63,10 @@ def query_terms(query: str) -> list[str]:
         first.setdefault(key, word)
     topic = [w for k, w in first.items() if k not in FRAME]
     return topic or list(first.values())
+
+
+def day_words(query: str) -> list[str]:
+    """The weekday names the query's date expressions hold ("on Monday", "last Friday"):
+    `query_terms` leaves them out as a time, though a note may say the day in its words."""
+    kept = set(tokenize(untimed_asked(query)))
+    return sorted({w for w in tokenize(query) if w in WEEKDAYS and w not in kept})

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from ..notes.note import frontmatter_tags
 from ..storage.corpus import Corpus
-from .covered import coverage, query_terms
+from .covered import coverage, day_words, query_terms
 
 TOP = 3  # hits whose text is checked for the query's terms
 
@@ -98,10 +98,10 @@ def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None
     if timed is not None:
         best_t = max(float(timed[i]) for i in head)
         return Relevance(best_t >= 1.0, best_t, 1.0, {"time": best_t})
-    terms = query_terms(query)
+    terms, days = query_terms(query), day_words(query)
     best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
     cover = coverage(terms, frequency(terms), len(corpus),
                      ["\n".join([corpus.titles[i], *corpus.aliases[i],
                                  *frontmatter_tags(corpus.frontmatter[i]), corpus.bodies[i]])
-                      for i in head])
+                      for i in head], days, frequency(days) if days else ())
     return judge(best, cover)

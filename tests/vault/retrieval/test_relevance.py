@@ -25,6 +25,20 @@ def test_coverage_by_hand() -> None:
     assert rel.coverage(terms, dfs, n, []) == 0.0
 
 
+def test_a_weekday_counts_only_in_a_text_that_says_it() -> None:
+    """"on Monday" is a time to the date reader but a word a note can hold: it covers where
+    the text says the day and is left out of the sum where it does not."""
+    assert rel.query_terms("what broke on Monday?") == ["broke"]
+    assert rel.day_words("what broke on Monday?") == ["monday"]
+    assert rel.day_words("Monday plans") == []  # no date expression: a term already
+    n, w = 9, [rel.idf(0, 9), rel.idf(2, 9)]
+    said = rel.coverage(["broke"], [0], n, ["On Monday the auth service failed."],
+                        ["monday"], [2])
+    assert math.isclose(said, w[1] / sum(w))
+    assert rel.coverage(["broke"], [0], n, ["The auth service failed."], ["monday"], [2]) == 0.0
+    assert rel.coverage(["failed"], [1], n, ["The auth service failed."], ["monday"], [2]) == 1.0
+
+
 def test_coverage_compares_stems_as_bm25_matches() -> None:
     """"failing" is covered by "fails", as BM25 (which stems) found it; a word and its
     inflection in one query count once."""
