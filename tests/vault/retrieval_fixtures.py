@@ -62,10 +62,11 @@ NAMED_QUERY = "What did Ilse see on her spring walk by the river?"
 
 @pytest.fixture
 def conjunctive_kept(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """NAMED_NOTES's median note (3 content terms) is shorter than NAMED_QUERY (5), so fusion's
-    `long_query` (tests/vault/retrieval/test_long_query.py) takes the conjunctive channel away
-    and the named note "Ilse" leads; the learned stages' holds past a named note are tested on
-    the ranking the fixture was written for, with the channel."""
+    """Fusion's `long_query` (tests/vault/retrieval/test_long_query.py) held to keep the
+    conjunctive channel: the learned stages' holds past a named note are tested on the ranking
+    the fixture was written for, with the channel, whatever the rule's bound. (With the plain
+    median of session 38, 3 content terms, NAMED_QUERY's 5 lost the channel and the named note
+    "Ilse" led; the length-weighted median of session 39 is 6 and keeps it.)"""
     def kept(weights: Mapping[str, float], _query: int, _median: float
              ) -> tuple[dict[str, float], str]:
         return dict(weights), ""

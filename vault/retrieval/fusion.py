@@ -315,8 +315,8 @@ def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDU
 def long_query(weights: Mapping[str, float], query_terms: int, note_terms: float
                ) -> tuple[dict[str, float], str]:
     """The fusion weights for one query: `weights`, the conjunctive channel's 0 when the query
-    has more content terms than the vault's median note (`note_terms`, signals/conjunctive.py
-    `median_terms`), and a report for the receipt.
+    has more content terms than the vault's typical note (`note_terms`: the length-weighted
+    median, signals/conjunctive.py `occurrence_median`), and a report for the receipt.
 
     The channel's units are a note's terms and its pairs of near terms (unit_codes.py); its
     evidence is a pair of the query's terms held inside one note. A query longer than most
@@ -325,7 +325,9 @@ def long_query(weights: Mapping[str, float], query_terms: int, note_terms: float
     lexical vote (Lee 1997; Vogt & Cottrell 1999, fusion loses with the correlation of its
     inputs) that outvotes the dense channel, the one that reads the query whole. The bound is
     the vault's own note length, as the second pass stands aside for a query no passage can
-    hold (second_pass.py); no constant. A query with as many terms as the median note, or
+    hold (second_pass.py); no constant. The note length is weighted by its terms, so that
+    stub notes (empty placeholders, one-line daily notes: few occurrences) do not pull it
+    down to a few terms (session 39, NOTES-FUS41.md). A query with as many terms, or
     fewer (every LoCoMo, LongMemEval and SciFact question but a few), keeps the channel.
     Measured in session 38 (NOTES-FUS38.md 3b, NOTES-FUS39.md); the rule was written after
     seeing titlecorpus's query lengths (sentences asked of one-line titles)."""
@@ -334,7 +336,7 @@ def long_query(weights: Mapping[str, float], query_terms: int, note_terms: float
         return out, ""
     out["conjunctive"] = 0.0
     return out, (f", conjunctive x0: the query's {query_terms} content terms are more than "
-                 f"the median note's {note_terms:g}")
+                 f"the typical note's {note_terms:g}")
 
 
 def by_fused(fusion: Fusion) -> I64:

@@ -12,7 +12,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
-   w_conj(q) = 0 for a query of more content terms than the median note (fusion.long_query);
+   w_conj(q) = 0 for a query of more content terms than the typical note (fusion.long_query);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
    w_learned x(d) / (k + rank + 1), x(d) = q g c in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
@@ -263,8 +263,8 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads, paths)
-        if "conjunctive" in sig:  # a query longer than the median note (fusion.long_query)
-            weights, long = long_query(weights, term_count(tokens), view.conj.median_terms)
+        if "conjunctive" in sig:  # a query longer than the typical note (fusion.long_query)
+            weights, long = long_query(weights, term_count(tokens), view.conj.occurrence_median)
             gated += long
         stages["time"] = time_channel(sig, weights, corpus, query, now, p.weight("when"))
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared

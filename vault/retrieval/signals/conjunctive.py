@@ -22,10 +22,10 @@ sums equal a fresh build's. So scores after any sequence of updates equal those 
 build, bit for bit. Removing notes (`removed`) is the same over the units they held.
 
 The index also keeps each note's content terms (`terms`: those its units come from,
-unit_codes.py `term_count`) and so the vault's median note length in content terms
-(`median_terms`, exact: the middle of all of them, the mean of the two middle ones for an even
-count), the bound fusion.py's `long_query` sets a query against. It is a number of the index
-state (replaced notes replace their counts, removed ones drop theirs), saved with the index
+unit_codes.py `term_count`) and so the length of the note a vault's term occurrence typically
+falls in (`occurrence_median`: the length-weighted median of `terms`, exact), the bound
+fusion.py's `long_query` sets a query against. It is a number of the index state (replaced
+notes replace their counts, removed ones drop theirs), saved with the index
 (lexical_store.py), so a new process reads it without a pass over the notes.
 """
 
@@ -289,9 +289,30 @@ class ConjunctiveIndex:
         return y
 
     @cached_property
-    def median_terms(self) -> float:
-        """The median of `terms` (0 for no notes), once per index state: O(n) by a partition."""
-        return float(np.median(self.terms)) if self.n_docs else 0.0
+    def occurrence_median(self) -> float:
+        """The length-weighted median of `terms`: the fewest terms t such that the notes of
+        at most t terms hold at least half of all the vault's term occurrences, i.e. the
+        median length of the note a random term occurrence falls in (0 for no terms). Once
+        per index state, O(n log n).
+
+        Weighted by length, not the plain median of notes: the channel's evidence is a pair
+        of the query's terms inside one note, and a query's terms are found where the vault's
+        terms are, in proportion to length. Notes with few or no terms (an empty placeholder
+        made by following a dangling link, a daily note of one line, a tag hub) hold few
+        occurrences, so they barely move this number, where they pull the plain median down
+        to a few terms and would switch the channel off for ordinary questions. This is the
+        length-biased ("size-biased") distribution of renewal theory and of the inspection
+        paradox (Feller, "An Introduction to Probability Theory", vol. II, ch. XI): the
+        length of the interval a random point falls in. Measured in session 39
+        (NOTES-FUS41.md)."""
+        if not self.n_docs:
+            return 0.0
+        s = np.sort(self.terms)
+        c = np.cumsum(s, dtype=np.int64)
+        total = int(c[-1])
+        if total == 0:
+            return 0.0
+        return float(s[int(np.searchsorted(2 * c, total))])  # first 2 c[i] >= total
 
     @property
     def _c0(self) -> float:
