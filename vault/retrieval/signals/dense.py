@@ -24,12 +24,13 @@ a small float32 `delta` (a new chunk of the approximate index goes to its neares
 list), and once delta rows plus masked rows exceed `compact_fraction` of the base rows the
 two merge into a new base (`_compacted`). On the exact layout every score after any sequence
 of updates equals, bit for bit, a fresh `build` on the final corpus (same cache). On the
-approximate layout a build (or a compaction) trains on a sample taken in path order
-(ivf.path_sample) and scores a row by itself (np.vecdot), so two builds of the same files,
-whatever positions their notes hold, give every note the same bits (same machine and BLAS:
-ivf.py). Between compactions it follows history: the centroids are those of the last build or
-compaction (one from int8 codes, not the float rows a build samples), new chunks join the
-nearest existing list, and a kept note's score is what those lists gave it before a removal.
+approximate layout every change is followed by a compaction, which trains the lists again
+(as does a change that takes the rows over `approx_above`; one that takes them back under it
+builds, for the float rows): the IVF is a function of the notes' paths and int8 rows alone
+(ivf.py, `canonical_order`), so after any sequence of changes, in a running process or one
+catching up from a saved base, every note scores the bits a fresh build gives it (same
+machine and BLAS). The price is a retraining per change: O(rows x lists x dim), measured in
+docs/measurements/session39/NOTES-DENSE40.md.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from ..chunking import chunk_note, turn_speaker
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
 from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
-from .ivf import F32, I32, I64, IvfParams, IvfStore, path_sample, quantize, room
+from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, room
 
 Bools = npt.NDArray[np.bool_]
 Texts = TypeVar("Texts", list[str], PackedTexts)
@@ -199,6 +200,12 @@ class DenseIndex:
             lists = None if self.ivf is None else self.ivf.lists_of(vecs)
             ov = ov.replacing(fresh, counts, cut, vecs, lists, len(corpus))
         out = replace(self, overlay=ov, generation=corpus.generation)
+        approx = 0 < self.params.approx_above < out.n_chunks  # the layout a build picks
+        if self.ivf is not None and not approx:  # the float rows an exact build embeds
+            return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
+                                    self.params, self.scratch)
+        if approx:  # trained again at every change: a fresh build's lists (module docstring)
+            return out._compacted(corpus.paths)
         due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
         return (out._compacted(corpus.paths) if compact and due > self.params.compact_fraction
                 * self.base_rows else out)
@@ -208,7 +215,7 @@ class DenseIndex:
 
     def _compacted(self, paths: Sequence[str] | None = None) -> DenseIndex:
         """Base and overlay merged into a new base (re-trained when approximate; `paths`, the
-        corpus's, order the k-means sample: ivf.path_sample; without them, row order)."""
+        corpus's, order the rows: ivf.canonical_order; without them, note positions)."""
         p, ov = self.params, self.overlay
         if self.ivf is not None:
             matrix, counts, ivf = compacted_ivf(self.ivf, ov, p.ivf, self.scratch, ENCODE_BLOCK,
@@ -262,24 +269,17 @@ def _ivf_build(texts: Sequence[str], note: I32, paths: Sequence[str], encoder: E
                cache: EmbeddingCache | None, progress: Progress | None, params: IvfParams,
                scratch: str | None) -> IvfStore:
     """Embed `texts` a block at a time into int8 rows (never the whole float32 matrix),
-    keeping the k-means sample rows in float32, then train."""
+    then train (ivf.py: on the rows and paths alone)."""
     n = len(texts)
     codes = room(n, encoder.dim, scratch)
     scale = np.empty(n, dtype=np.float32)
-    want = path_sample(note, paths, params.train_per_list * params.lists(n))
-    at = np.argsort(want, kind="stable")  # filled a block of rows at a time
-    pick = want[at]
-    sample = np.empty((pick.shape[0], encoder.dim), dtype=np.float32)
     for s in range(0, n, ENCODE_BLOCK):
         e = min(n, s + ENCODE_BLOCK)
-        vecs = encode_cached(encoder, texts[s:e], cache)
-        block, scale[s:e] = quantize(vecs)
+        block, scale[s:e] = quantize(encode_cached(encoder, texts[s:e], cache))
         codes.put(s, block)
-        lo, hi = np.searchsorted(pick, [s, e])
-        sample[at[lo:hi]] = vecs[pick[lo:hi] - s]
         if progress is not None:
             progress(e, n, "embedding")
-    return IvfStore.train(codes, scale, note, sample, params)
+    return IvfStore.train(codes, scale, note, paths, params)
 
 
 def _note_chunks(
