@@ -18,9 +18,9 @@ a reader sees an old or a new store, whole. `load` returns the index's parts onl
 digest matches; they are the arrays the build made, so every score equals the build's bit for
 bit (tests/vault/retrieval/test_ivf_store.py). Any other store (an edit, another encoder,
 shape or parameters, a torn or corrupt file) is ignored: the caller builds and saves, which
-replaces it. Edits and removals in a running process go to the index's overlay
-(signals/dense_update.py), and a new process catching up from this store applies them the
-same way (signals/registry.py `caught_up`); the store is rewritten at the next full build.
+replaces it. A change in a running process, or in a new process catching up from this
+store (signals/registry.py `caught_up`), trains the lists again in memory (signals/dense.py:
+the fresh build's lists); the store is rewritten at the next full build.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
 
-VERSION = 3  # 2, 3: as dense_store.py 2, 3 (chunking.turn_speaker)
+VERSION = 4  # 2, 3: as dense_store.py 2, 3 (chunking.turn_speaker); 4: ivf.canonical_order
 INDEX = "dense-ivf.npz"
 CODES_PREFIX = "dense-ivf-codes-"
 

@@ -34,8 +34,8 @@ removal: one int32 per base note).
 Compaction writes the live base rows (base note i's rows under note removal.forward(i)) and
 the delta rows, stably sorted by note, as the new base with an empty overlay: on the exact
 layout the rows of every note in chunk order, the matrix a fresh build makes, bit for bit;
-on the IVF layout the same int8 codes and scales a fresh build quantises (lists trained again
-on them, so other lists than a fresh build's).
+on the IVF layout the same int8 codes and scales a fresh build quantises, and the lists
+trained again on them are a fresh build's (ivf.py `canonical_order`).
 """
 
 from __future__ import annotations

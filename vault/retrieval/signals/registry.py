@@ -161,9 +161,9 @@ class DenseSignal:
 
     def caught_up(self, base: Corpus, corpus: Corpus, env: BuildEnv) -> DenseIndex:
         """The index of `base` (a saved state: its stores load) brought up to `corpus`
-        through its delta without compacting (storage/catch_up.py): every process that
-        catches up from the same base keeps the base's lists, rather than each compacting
-        (and, on the IVF layout, training new lists) again."""
+        through its delta without compacting the exact layout (storage/catch_up.py); on the
+        IVF layout any change trains the lists again (signals/dense.py), so the result is a
+        fresh build's, paid by each process that catches up."""
         if env.encoder is None:
             raise ValueError("the dense signal is updated with an encoder")
         return self.build(base, env).updated(corpus, env.encoder, env.cache, env.max_tokens,
