@@ -15,13 +15,15 @@ import numpy as np
 import pytest
 
 from bench.synthetic_encoder import SyntheticEncoder
+from vault.erasure_steps import drop_derived
+from vault.retrieval import ivf_store
 from vault.retrieval.signals.dense import DenseIndex, DenseParams
 from vault.retrieval.signals.ivf import IvfParams
 from vault.storage.corpus import Corpus
 from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
-from .dense_history import history, start, topic_body
+from .dense_history import Counting, history, start, topic_body
 
 PARAMS = DenseParams(approx_above=60, ivf=IvfParams(nprobe=3, train_per_list=16))
 
@@ -103,3 +105,29 @@ def test_crossing_the_threshold_either_way_gives_the_layout_a_build_picks(
         q = enc.encode([topic_body(rng)])
         assert by_path(idx, state.corpus.paths, q) == by_path(fresh, state.corpus.paths, q)
     assert layouts[0] != layouts[-1]  # the layout changed on the way
+
+
+def test_a_catch_up_saves_what_it_trained_and_erasure_removes_it(tmp_path: Path) -> None:
+    """The first catch-up to a state trains and saves (ivf_store.CAUGHT); the next loads it
+    (no note embedded, the same bytes as a fresh build, the base's store untouched); `rmh
+    forget`'s drop_derived removes both stores."""
+    rng = np.random.default_rng(12)
+    enc, scratch = Counting(), str(tmp_path)
+    first = start([(f"note {i}", topic_body(rng)) for i in range(90)])
+    DenseIndex.build(first.corpus, enc, None, params=PARAMS, scratch=scratch)
+    built = sorted(p.name for p in tmp_path.iterdir())
+    for state in history(first, 3, 2, topic_body):
+        last = state.corpus
+    one = DenseIndex.caught_up(first.corpus, last, enc, None, params=PARAMS, scratch=scratch)
+    assert (tmp_path / ivf_store.CAUGHT.index).is_file()
+    enc.encoded = 0
+    two = DenseIndex.caught_up(first.corpus, last, enc, None, params=PARAMS, scratch=scratch)
+    assert enc.encoded == 0 and two.ivf is not None
+    fresh = DenseIndex.build(last, enc, None, params=PARAMS)
+    qs = enc.encode([topic_body(rng) for _ in range(4)])
+    assert by_path(one, last.paths, qs) == by_path(two, last.paths, qs) == \
+        by_path(fresh, last.paths, qs)
+    assert built == sorted(p.name for p in tmp_path.iterdir()
+                           if not p.name.startswith("dense-ivf-now"))
+    drop_derived(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == []

@@ -173,6 +173,29 @@ class DenseIndex:
         return cls(matrix, starts_of(counts), encoder.fingerprint,
                    Overlay.empty(cut, encoder.dim), ivf, corpus.generation, shape, p, scratch)
 
+    @classmethod
+    def caught_up(cls, base: Corpus, corpus: Corpus, encoder: Encoder,
+                  cache: EmbeddingCache | None, max_tokens: int = 256,
+                  progress: Progress | None = None, max_units: int = 0,
+                  params: DenseParams | None = None, scratch: str | None = None) -> DenseIndex:
+        """The index of `base` (a saved state: its stores load) brought up to `corpus`
+        without compacting the exact layout. An IVF trained again on the way (`updated`) is
+        saved in ivf_store's `CAUGHT` slot, and a later process catching up to the same
+        notes loads it: one training per state, not one per process."""
+        p, shape = params or DenseParams(), (max_tokens, max_units)
+        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
+                                 ivf_store.CAUGHT)
+        if kept is not None:
+            return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
+                              kept.counts, kept.cut, shape, p, scratch, kept.ivf)
+        start = cls.build(base, encoder, cache, max_tokens, progress, max_units, p, scratch)
+        out = start.updated(corpus, encoder, cache, max_tokens, progress, max_units,
+                            compact=False)
+        if out.ivf is not None and out.ivf is not start.ivf:
+            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, out._base_counts(),
+                                 out.cut, out.ivf, ivf_store.CAUGHT)
+        return out
+
     def updated(
         self, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
         max_tokens: int = 256, progress: Progress | None = None, max_units: int = 0,

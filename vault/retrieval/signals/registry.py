@@ -163,11 +163,11 @@ class DenseSignal:
         """The index of `base` (a saved state: its stores load) brought up to `corpus`
         through its delta without compacting the exact layout (storage/catch_up.py); on the
         IVF layout any change trains the lists again (signals/dense.py), so the result is a
-        fresh build's, paid by each process that catches up."""
+        fresh build's, saved for the next process (DenseIndex.caught_up)."""
         if env.encoder is None:
             raise ValueError("the dense signal is updated with an encoder")
-        return self.build(base, env).updated(corpus, env.encoder, env.cache, env.max_tokens,
-                                             env.progress, env.max_note_units, compact=False)
+        return DenseIndex.caught_up(base, corpus, env.encoder, env.cache, env.max_tokens,
+                                    env.progress, env.max_note_units, env.dense, env.scratch)
 
     def score(self, index: DenseIndex, query: Query) -> F64 | None:
         if query.encoder is None:
