@@ -24,13 +24,17 @@ a small float32 `delta` (a new chunk of the approximate index goes to its neares
 list), and once delta rows plus masked rows exceed `compact_fraction` of the base rows the
 two merge into a new base (`_compacted`). On the exact layout every score after any sequence
 of updates equals, bit for bit, a fresh `build` on the final corpus (same cache). On the
-approximate layout every change is followed by a compaction, which trains the lists again
-(as does a change that takes the rows over `approx_above`; one that takes them back under it
-builds, for the float rows): the IVF is a function of the notes' paths and int8 rows alone
-(ivf.py, `canonical_order`), so after any sequence of changes, in a running process or one
-catching up from a saved base, every note scores the bits a fresh build gives it (same
-machine and BLAS). The price is a retraining per change: O(rows x lists x dim), measured in
-docs/measurements/session39/NOTES-DENSE40.md.
+approximate layout of at most `retrain_max_rows` live rows every change is followed by a
+compaction, which trains the lists again (as does a change that takes the rows over
+`approx_above`; one that takes them back under it builds, for the float rows): the IVF is a
+function of the notes' paths and int8 rows alone (ivf.py, `canonical_order`), so after any
+sequence of changes, in a running process or one catching up from a saved base, every note
+scores the bits a fresh build gives it (same machine and BLAS). A retraining costs
+O(rows x lists x dim) (~2.5 s CPU at 250,000 rows: docs/measurements/session39/
+NOTES-DENSE41.md), so a larger index follows history instead: its centroids stay, new chunks
+join the nearest list, and it is trained again only at `compact_fraction` (in a running
+process) or by `retrained` (`rmh index`); until then `untrained_rows` says how many rows
+changed since its training, and hits beyond the first can differ from a fresh build's.
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ class DenseParams:
 
     approx_above: int = 200_000  # chunks above which build/compaction use the IVF; 0 = never
     compact_fraction: float = 0.1  # merge once delta + masked rows exceed this share of base
+    # the largest approximate index (live chunk rows) trained again at every change, so it
+    # equals a fresh build; a larger one keeps its lists until `retrained` (~2.5 s CPU at
+    # 250,000 rows: NOTES-DENSE41.md); 0 = never at a change
+    retrain_max_rows: int = 250_000
     ivf: IvfParams = field(default_factory=IvfParams)
 
 
@@ -118,6 +126,22 @@ class DenseIndex:
                 + int(self.delta.matrix.shape[0]))
 
     @property
+    def untrained_rows(self) -> int:
+        """Chunk rows added, changed or removed since the IVF was trained (0 when exact):
+        while above 0, hits beyond the first can differ from a fresh build's."""
+        if self.ivf is None:
+            return 0
+        return int(self.delta.matrix.shape[0]) + self.overlay.stale_rows(self._base_counts())
+
+    @property
+    def staleness(self) -> str:
+        """`untrained_rows` in words for receipts and `rmh index` ("" when 0)."""
+        if not self.untrained_rows:
+            return ""
+        return (f"trained before {self.untrained_rows} of its chunk rows changed: hits beyond "
+                "the first can differ from a fresh build's until `rmh index` trains it again")
+
+    @property
     def nbytes(self) -> int:
         """Bytes of every array the index holds."""
         held = self.matrix.nbytes + self.starts.nbytes + self.overlay.nbytes
@@ -136,7 +160,9 @@ class DenseIndex:
         (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
         shape = (max_tokens, max_units)
-        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
+        kept = (ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
+                or ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
+                                     ivf_store.CAUGHT))  # the same bytes (caught_up)
         if kept is not None:  # an approximate build an earlier process persisted
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
@@ -227,11 +253,24 @@ class DenseIndex:
         if self.ivf is not None and not approx:  # the float rows an exact build embeds
             return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
                                     self.params, self.scratch)
-        if approx:  # trained again at every change: a fresh build's lists (module docstring)
-            return out._compacted(corpus.paths)
+        if approx and (self.ivf is None or out.n_chunks <= self.params.retrain_max_rows):
+            return out._compacted(corpus.paths)  # a fresh build's lists (module docstring)
         due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
         return (out._compacted(corpus.paths) if compact and due > self.params.compact_fraction
                 * self.base_rows else out)
+
+    def retrained(self, corpus: Corpus) -> DenseIndex:
+        """This index (of `corpus`) with its IVF trained again when rows changed since its
+        training: a fresh build's, saved in ivf_store's `CAUGHT` slot for later processes."""
+        if not self.untrained_rows:
+            return self
+        out = self._compacted(corpus.paths)
+        if self.scratch is not None and out.ivf is not None:
+            name = ivf_store.digest(dense_store.note_keys(corpus, self.scratch),
+                                    self.fingerprint, self.shape, self.params.ivf)
+            ivf_store.save(self.scratch, name, out._base_counts(), out.cut, out.ivf,
+                           ivf_store.CAUGHT)
+        return out
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))
