@@ -21,7 +21,9 @@ class SearchSection:
     and the scale switches: notes ranked per signal in fusion (`rrf_depth`), notes from
     which PageRank is pushed (`push_above`), chunks above
     which the dense index is an int8 IVF (`dense_approx_above`) and the lists it scans per
-    query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md).
+    query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md); the
+    largest IVF (chunks) trained again at every change (`dense_retrain_max_rows`; a larger
+    one keeps its lists until `rmh index`: vault/retrieval/signals/dense.py; 0 = never).
     Learning in ranking: `scope`, the query's top hits near which warmth and co-occurrence
     act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the
     learned prior (vault.SearchParams.prior_scale; 0 = learned usefulness never ranks);
@@ -41,6 +43,7 @@ class SearchSection:
     push_above: int = 50_000
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32
+    dense_retrain_max_rows: int = 250_000  # vault.DenseParams().retrain_max_rows
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
     scope: int = 5  # vault.SearchParams().scope
     prior_scale: float = 0.2  # vault.SearchParams().prior_scale

@@ -312,11 +312,11 @@ class Vault(VaultWrites):
 
     # -- what the shell reads (harness never reaches into the parts) -------------------------
 
-    def prepare(self, progress: Progress | None = None) -> dict[str, Any]:
+    def prepare(self, progress: Progress | None = None, retrain: bool = False) -> dict[str, Any]:
         """Build every derived structure for the notes as they are now, embedding what the
-        cache lacks (SearchEngine.prepare); `progress(done, total, what)` reports embedding."""
+        cache lacks (SearchEngine.prepare: `retrain`); `progress` reports embedding."""
         self.live.fresh()
-        return self.engine.prepare(self.corpus(), progress=progress)
+        return self.engine.prepare(self.corpus(), progress=progress, retrain=retrain)
 
     @property
     def dense(self) -> bool:

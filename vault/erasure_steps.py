@@ -292,6 +292,8 @@ def drop_derived(state: Path) -> None:
                  *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
                  state / caught_up_sums.FILE, *sorted(state.glob(f".{caught_up_sums.FILE}.*.tmp")),
                  state / dense_store.INDEX, state / ivf_store.INDEX,
+                 state / ivf_store.CAUGHT.index,
+                 *sorted(state.glob(f"{ivf_store.CAUGHT.codes}*.npy")),
                  state / edge_store.FILE, state / note_store.FILE, state / catch_up.FILE,
                  *sorted(state.glob(f".{catch_up.FILE}.*.tmp")), state / catch_up.PAID_FILE,
                  *sorted(state.glob(f".{catch_up.PAID_FILE}.*.tmp")),

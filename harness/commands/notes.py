@@ -80,7 +80,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             encoder, cache, max_tokens, max_note_units = setup
             doc["ray"] = index_on_ray(v.corpus(), encoder, cache, (max_tokens, max_note_units),
                                       args.ray, args.ray_workers, Progress())
-        doc["prepared"] = v.prepare(progress=Progress())
+        doc["prepared"] = v.prepare(progress=Progress(), retrain=True)  # a stale IVF too
         counts = doc["counts"] = v.counts()
         on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
         emit(args, doc,

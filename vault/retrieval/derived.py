@@ -69,7 +69,33 @@ def layout(dense: DenseIndex) -> str:
     """The dense index's layout in words: "exact", or "int8 IVF" (", codes on disk")."""
     if dense.ivf is None:
         return "exact"
-    return "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
+    words = "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
+    return words + (f", {dense.staleness}" if dense.staleness else "")
+
+
+def prepared(view: Derived, corpus: Corpus, calibration: str) -> dict[str, Any]:
+    """What SearchEngine.prepare reports of `corpus`'s structures (JSON-safe counts)."""
+    dense = view.dense
+    return {
+        "generation": corpus.generation,
+        "notes": len(corpus),
+        "chunks": 0 if dense is None else dense.n_chunks,
+        "dense": "skipped: no encoder" if dense is None else "ready (" + layout(dense) + ")",
+        "capped_notes": 0 if dense is None else dense.capped,
+        "array_bytes": {name: array_bytes(getattr(view, name))
+                        for name in ("bm25", "conj", "names", "links", "walk", "dense")},
+        "disk_bytes": {"dense": 0 if dense is None or dense.ivf is None
+                       else dense.ivf.disk_bytes},
+        "calibration": calibration,
+    }
+
+
+def retrained(d: Derived, corpus: Corpus, retrain: bool) -> Derived:
+    """`d` with its dense IVF trained again on `corpus` when `retrain` and rows changed since
+    its training (DenseIndex.retrained: `rmh index`)."""
+    if retrain and d.dense is not None:
+        d.dense = d.dense.retrained(corpus)
+    return d
 
 
 def array_bytes(obj: object) -> int:

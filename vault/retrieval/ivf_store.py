@@ -18,9 +18,12 @@ a reader sees an old or a new store, whole. `load` returns the index's parts onl
 digest matches; they are the arrays the build made, so every score equals the build's bit for
 bit (tests/vault/retrieval/test_ivf_store.py). Any other store (an edit, another encoder,
 shape or parameters, a torn or corrupt file) is ignored: the caller builds and saves, which
-replaces it. Edits and removals in a running process go to the index's overlay
-(signals/dense_update.py), and a new process catching up from this store applies them the
-same way (signals/registry.py `caught_up`); the store is rewritten at the next full build.
+replaces it. A change in a running process, or in a new process catching up from this
+store (signals/registry.py `caught_up`), trains the lists again in memory (signals/dense.py:
+the fresh build's lists); the store is rewritten at the next full build. A catch-up saves
+what it trained in a second slot (`CAUGHT`: `dense-ivf-now.npz`, `dense-ivf-now-codes-*`),
+so the next process that catches up to the same notes loads it instead of training again;
+the base's store stays for catch-ups to other states.
 """
 
 from __future__ import annotations
@@ -40,9 +43,20 @@ from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
 
-VERSION = 3  # 2, 3: as dense_store.py 2, 3 (chunking.turn_speaker)
-INDEX = "dense-ivf.npz"
-CODES_PREFIX = "dense-ivf-codes-"
+VERSION = 4  # 2, 3: as dense_store.py 2, 3 (chunking.turn_speaker); 4: ivf.canonical_order
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a store lives: its index file and its codes files' prefix."""
+
+    index: str
+    codes: str
+
+
+BUILT = Slot("dense-ivf.npz", "dense-ivf-codes-")  # a full build's
+CAUGHT = Slot("dense-ivf-now.npz", "dense-ivf-now-codes-")  # a catch-up's (DenseIndex.caught_up)
+INDEX, CODES_PREFIX = BUILT.index, BUILT.codes
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -67,12 +81,12 @@ def digest(keys: U8, fingerprint: str, shape: tuple[int, int], params: IvfParams
 
 
 def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
-         ivf: IvfStore) -> bool:
+         ivf: IvfStore, slot: Slot = BUILT) -> bool:
     """Persist a build named `name` (its digest); False when the folder cannot be written."""
     folder = Path(folder)
-    codes_name = f"{CODES_PREFIX}{name[:32]}.npy"
+    codes_name = f"{slot.codes}{name[:32]}.npy"
     tmp_codes = folder / f".{codes_name}.{os.getpid()}.tmp"
-    tmp_index = folder / f".{INDEX}.{os.getpid()}.tmp"
+    tmp_index = folder / f".{slot.index}.{os.getpid()}.tmp"
     rows, dim = ivf.codes.shape
     try:
         create_temp(tmp_codes).close()  # a link planted at the name goes first
@@ -89,18 +103,18 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
                      codes=np.str_(codes_name), counts=counts.astype(np.int64),
                      cut=cut.astype(np.bool_), centroids=ivf.centroids, mean=ivf.mean,
                      offsets=ivf.offsets, scale=ivf.scale, note=ivf.note)
-        os.replace(tmp_index, folder / INDEX)
+        os.replace(tmp_index, folder / slot.index)
     except (OSError, ValueError):
         drop_temps(tmp_codes, tmp_index)
         return False
-    drop_stale(folder, CODES_PREFIX, codes_name)
+    drop_stale(folder, slot.codes, codes_name)
     return True
 
 
-def load(folder: str | Path, name: str, notes: int) -> Loaded | None:
+def load(folder: str | Path, name: str, notes: int, slot: Slot = BUILT) -> Loaded | None:
     """The store in `folder` when it was saved for digest `name` over `notes` notes and is
     whole, else None."""
-    meta = read_npz(Path(folder) / INDEX, lambda z: {k: z[k] for k in z.files})
+    meta = read_npz(Path(folder) / slot.index, lambda z: {k: z[k] for k in z.files})
     try:
         if meta is None or int(meta["version"]) != VERSION or str(meta["digest"]) != name:
             return None
@@ -130,13 +144,13 @@ def load(folder: str | Path, name: str, notes: int) -> Loaded | None:
 
 
 def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
-            params: IvfParams, approx_above: int) -> Loaded | None:
+            params: IvfParams, approx_above: int, slot: Slot = BUILT) -> Loaded | None:
     """The build of `corpus`'s notes persisted in `folder` when there is one and it is
     approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
-    if folder is None or not (Path(folder) / INDEX).is_file():  # the keys cost a pass
+    if folder is None or not (Path(folder) / slot.index).is_file():  # the keys cost a pass
         return None
     name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
-    got = load(folder, name, len(corpus))
+    got = load(folder, name, len(corpus), slot)
     if got is None or not 0 < approx_above < got.ivf.rows:
         return None
     return got
@@ -144,9 +158,10 @@ def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[i
 
 def save_build(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
                params: IvfParams, counts: I64, cut: npt.NDArray[np.bool_],
-               ivf: IvfStore) -> bool:
-    """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made."""
+               ivf: IvfStore, slot: Slot = BUILT) -> bool:
+    """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made (or, in
+    `CAUGHT`, a catch-up's, which is the same bytes: signals/dense.py)."""
     if folder is None:
         return False
     name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
-    return save(folder, name, counts, cut, ivf)
+    return save(folder, name, counts, cut, ivf, slot)

@@ -80,7 +80,7 @@ from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
 from .cloze import Dense, cloze_calibration, never_calibrated
-from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
+from .derived import Derived, build_derived, from_base, prepared, retrained, update_derived
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, long_query, top
 from .hits import ArchivedMask, Scored, SearchResult, hit_of
@@ -154,23 +154,13 @@ class SearchEngine:
         self._derived = None
         self._archived = ArchivedMask()
 
-    def prepare(self, corpus: Corpus, progress: Progress | None = None) -> dict[str, Any]:
+    def prepare(self, corpus: Corpus, progress: Progress | None = None,
+                retrain: bool = False) -> dict[str, Any]:
         """Build (or reuse) every derived structure for `corpus` now, embedding what is not
-        cached; `progress(done, total, what)` reports embedding. Returns counts (JSON-safe)."""
-        view = self._view(corpus, progress)
-        return {
-            "generation": corpus.generation,
-            "notes": len(corpus),
-            "chunks": 0 if view.dense is None else view.dense.n_chunks,
-            "dense": "skipped: no encoder" if view.dense is None
-            else "ready (" + layout(view.dense) + ")",
-            "capped_notes": 0 if view.dense is None else view.dense.capped,
-            "array_bytes": {name: array_bytes(getattr(view, name))
-                            for name in ("bm25", "conj", "names", "links", "walk", "dense")},
-            "disk_bytes": {"dense": 0 if view.dense is None or view.dense.ivf is None
-                           else view.dense.ivf.disk_bytes},
-            "calibration": described(self.calibration(corpus)),
-        }
+        cached; `progress(done, total, what)` reports embedding; with `retrain` a dense IVF
+        that rows changed since its training is trained again. Returns counts (JSON-safe)."""
+        view = retrained(self._view(corpus, progress), corpus, retrain)
+        return prepared(view, corpus, described(self.calibration(corpus)))
 
     def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
         """How many notes of `corpus` hold each token (`vault.tokenize` tokens; the BM25
@@ -248,7 +238,7 @@ class SearchEngine:
                 if raw is None:
                     stages[signal.name] = f"skipped: {signal.unavailable}"
                 else:
-                    sig[signal.name], stages[signal.name] = raw, "ran"
+                    sig[signal.name], stages[signal.name] = raw, signal.ran(index)
         # the first-stage heads fusion ranks, taken once: PageRank's seeds are their first
         # `top_seeds` (a sort of 10^6 scores fewer per signal)
         heads: dict[str, npt.NDArray[np.int64]] = (

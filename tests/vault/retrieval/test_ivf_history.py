@@ -1,9 +1,9 @@
-"""The dense IVF of the same files is the same whatever order they were indexed in: its
-k-means sample is taken in path order (ivf.path_sample) and a scanned row's score depends on
-the row alone (np.vecdot), so two builds (or compactions) whose notes sit at other positions
-(positions follow note ids, ids the indexing history) probe the same lists and give every note
-the same bits. Updates between compactions still place new chunks in the existing lists
-(dense.py docstring): that part is history by design."""
+"""The dense IVF of the same files is the same whatever order they were indexed in: training
+puts the rows in a canonical order (ivf.canonical_order: by note path, then a key of the row)
+and a scanned row's score depends on the row alone (np.vecdot), so two builds (or
+compactions) whose notes sit at other positions (positions follow note ids, ids the indexing
+history) probe the same lists and give every note the same bits. Updates retrain
+(test_ivf_fresh.py)."""
 
 from __future__ import annotations
 

@@ -24,12 +24,17 @@ a small float32 `delta` (a new chunk of the approximate index goes to its neares
 list), and once delta rows plus masked rows exceed `compact_fraction` of the base rows the
 two merge into a new base (`_compacted`). On the exact layout every score after any sequence
 of updates equals, bit for bit, a fresh `build` on the final corpus (same cache). On the
-approximate layout a build (or a compaction) trains on a sample taken in path order
-(ivf.path_sample) and scores a row by itself (np.vecdot), so two builds of the same files,
-whatever positions their notes hold, give every note the same bits (same machine and BLAS:
-ivf.py). Between compactions it follows history: the centroids are those of the last build or
-compaction (one from int8 codes, not the float rows a build samples), new chunks join the
-nearest existing list, and a kept note's score is what those lists gave it before a removal.
+approximate layout of at most `retrain_max_rows` live rows every change is followed by a
+compaction, which trains the lists again (as does a change that takes the rows over
+`approx_above`; one that takes them back under it builds, for the float rows): the IVF is a
+function of the notes' paths and int8 rows alone (ivf.py, `canonical_order`), so after any
+sequence of changes, in a running process or one catching up from a saved base, every note
+scores the bits a fresh build gives it (same machine and BLAS). A retraining costs
+O(rows x lists x dim) (~2.5 s CPU at 250,000 rows: docs/measurements/session39/
+NOTES-DENSE41.md), so a larger index follows history instead: its centroids stay, new chunks
+join the nearest list, and it is trained again only at `compact_fraction` (in a running
+process) or by `retrained` (`rmh index`); until then `untrained_rows` says how many rows
+changed since its training, and hits beyond the first can differ from a fresh build's.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from ..chunking import chunk_note, turn_speaker
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
 from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
-from .ivf import F32, I32, I64, IvfParams, IvfStore, path_sample, quantize, room
+from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, room
 
 Bools = npt.NDArray[np.bool_]
 Texts = TypeVar("Texts", list[str], PackedTexts)
@@ -64,6 +69,10 @@ class DenseParams:
 
     approx_above: int = 200_000  # chunks above which build/compaction use the IVF; 0 = never
     compact_fraction: float = 0.1  # merge once delta + masked rows exceed this share of base
+    # the largest approximate index (live chunk rows) trained again at every change, so it
+    # equals a fresh build; a larger one keeps its lists until `retrained` (~2.5 s CPU at
+    # 250,000 rows: NOTES-DENSE41.md); 0 = never at a change
+    retrain_max_rows: int = 250_000
     ivf: IvfParams = field(default_factory=IvfParams)
 
 
@@ -117,6 +126,22 @@ class DenseIndex:
                 + int(self.delta.matrix.shape[0]))
 
     @property
+    def untrained_rows(self) -> int:
+        """Chunk rows added, changed or removed since the IVF was trained (0 when exact):
+        while above 0, hits beyond the first can differ from a fresh build's."""
+        if self.ivf is None:
+            return 0
+        return int(self.delta.matrix.shape[0]) + self.overlay.stale_rows(self._base_counts())
+
+    @property
+    def staleness(self) -> str:
+        """`untrained_rows` in words for receipts and `rmh index` ("" when 0)."""
+        if not self.untrained_rows:
+            return ""
+        return (f"trained before {self.untrained_rows} of its chunk rows changed: hits beyond "
+                "the first can differ from a fresh build's until `rmh index` trains it again")
+
+    @property
     def nbytes(self) -> int:
         """Bytes of every array the index holds."""
         held = self.matrix.nbytes + self.starts.nbytes + self.overlay.nbytes
@@ -135,7 +160,9 @@ class DenseIndex:
         (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
         shape = (max_tokens, max_units)
-        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
+        kept = (ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
+                or ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
+                                     ivf_store.CAUGHT))  # the same bytes (caught_up)
         if kept is not None:  # an approximate build an earlier process persisted
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
@@ -172,6 +199,29 @@ class DenseIndex:
         return cls(matrix, starts_of(counts), encoder.fingerprint,
                    Overlay.empty(cut, encoder.dim), ivf, corpus.generation, shape, p, scratch)
 
+    @classmethod
+    def caught_up(cls, base: Corpus, corpus: Corpus, encoder: Encoder,
+                  cache: EmbeddingCache | None, max_tokens: int = 256,
+                  progress: Progress | None = None, max_units: int = 0,
+                  params: DenseParams | None = None, scratch: str | None = None) -> DenseIndex:
+        """The index of `base` (a saved state: its stores load) brought up to `corpus`
+        without compacting the exact layout. An IVF trained again on the way (`updated`) is
+        saved in ivf_store's `CAUGHT` slot, and a later process catching up to the same
+        notes loads it: one training per state, not one per process."""
+        p, shape = params or DenseParams(), (max_tokens, max_units)
+        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
+                                 ivf_store.CAUGHT)
+        if kept is not None:
+            return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
+                              kept.counts, kept.cut, shape, p, scratch, kept.ivf)
+        start = cls.build(base, encoder, cache, max_tokens, progress, max_units, p, scratch)
+        out = start.updated(corpus, encoder, cache, max_tokens, progress, max_units,
+                            compact=False)
+        if out.ivf is not None and out.ivf is not start.ivf:
+            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, out._base_counts(),
+                                 out.cut, out.ivf, ivf_store.CAUGHT)
+        return out
+
     def updated(
         self, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
         max_tokens: int = 256, progress: Progress | None = None, max_units: int = 0,
@@ -199,16 +249,35 @@ class DenseIndex:
             lists = None if self.ivf is None else self.ivf.lists_of(vecs)
             ov = ov.replacing(fresh, counts, cut, vecs, lists, len(corpus))
         out = replace(self, overlay=ov, generation=corpus.generation)
+        approx = 0 < self.params.approx_above < out.n_chunks  # the layout a build picks
+        if self.ivf is not None and not approx:  # the float rows an exact build embeds
+            return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
+                                    self.params, self.scratch)
+        if approx and (self.ivf is None or out.n_chunks <= self.params.retrain_max_rows):
+            return out._compacted(corpus.paths)  # a fresh build's lists (module docstring)
         due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
         return (out._compacted(corpus.paths) if compact and due > self.params.compact_fraction
                 * self.base_rows else out)
+
+    def retrained(self, corpus: Corpus) -> DenseIndex:
+        """This index (of `corpus`) with its IVF trained again when rows changed since its
+        training: a fresh build's, saved in ivf_store's `CAUGHT` slot for later processes."""
+        if not self.untrained_rows:
+            return self
+        out = self._compacted(corpus.paths)
+        if self.scratch is not None and out.ivf is not None:
+            name = ivf_store.digest(dense_store.note_keys(corpus, self.scratch),
+                                    self.fingerprint, self.shape, self.params.ivf)
+            ivf_store.save(self.scratch, name, out._base_counts(), out.cut, out.ivf,
+                           ivf_store.CAUGHT)
+        return out
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))
 
     def _compacted(self, paths: Sequence[str] | None = None) -> DenseIndex:
         """Base and overlay merged into a new base (re-trained when approximate; `paths`, the
-        corpus's, order the k-means sample: ivf.path_sample; without them, row order)."""
+        corpus's, order the rows: ivf.canonical_order; without them, note positions)."""
         p, ov = self.params, self.overlay
         if self.ivf is not None:
             matrix, counts, ivf = compacted_ivf(self.ivf, ov, p.ivf, self.scratch, ENCODE_BLOCK,
@@ -262,24 +331,17 @@ def _ivf_build(texts: Sequence[str], note: I32, paths: Sequence[str], encoder: E
                cache: EmbeddingCache | None, progress: Progress | None, params: IvfParams,
                scratch: str | None) -> IvfStore:
     """Embed `texts` a block at a time into int8 rows (never the whole float32 matrix),
-    keeping the k-means sample rows in float32, then train."""
+    then train (ivf.py: on the rows and paths alone)."""
     n = len(texts)
     codes = room(n, encoder.dim, scratch)
     scale = np.empty(n, dtype=np.float32)
-    want = path_sample(note, paths, params.train_per_list * params.lists(n))
-    at = np.argsort(want, kind="stable")  # filled a block of rows at a time
-    pick = want[at]
-    sample = np.empty((pick.shape[0], encoder.dim), dtype=np.float32)
     for s in range(0, n, ENCODE_BLOCK):
         e = min(n, s + ENCODE_BLOCK)
-        vecs = encode_cached(encoder, texts[s:e], cache)
-        block, scale[s:e] = quantize(vecs)
+        block, scale[s:e] = quantize(encode_cached(encoder, texts[s:e], cache))
         codes.put(s, block)
-        lo, hi = np.searchsorted(pick, [s, e])
-        sample[at[lo:hi]] = vecs[pick[lo:hi] - s]
         if progress is not None:
             progress(e, n, "embedding")
-    return IvfStore.train(codes, scale, note, sample, params)
+    return IvfStore.train(codes, scale, note, paths, params)
 
 
 def _note_chunks(

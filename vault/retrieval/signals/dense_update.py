@@ -34,8 +34,8 @@ removal: one int32 per base note).
 Compaction writes the live base rows (base note i's rows under note removal.forward(i)) and
 the delta rows, stably sorted by note, as the new base with an empty overlay: on the exact
 layout the rows of every note in chunk order, the matrix a fresh build makes, bit for bit;
-on the IVF layout the same int8 codes and scales a fresh build quantises (lists trained again
-on them, so other lists than a fresh build's).
+on the IVF layout the same int8 codes and scales a fresh build quantises, and the lists
+trained again on them are a fresh build's (ivf.py `canonical_order`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ from .ivf import (
     IvfParams,
     IvfStore,
     MemoryCodes,
-    path_sample,
     quantize,
     room,
     row_file,
@@ -205,9 +204,7 @@ def compacted_ivf(ivf: IvfStore, ov: Overlay, params: IvfParams, scratch: str | 
     dcodes, dscale = quantize(ov.delta.matrix)
     codes = _live_codes(ivf.codes, live, dcodes, scratch, block)
     scale = np.concatenate((ivf.scale[live], dscale))
-    pick = path_sample(note, paths, params.train_per_list * params.lists(len(note)))
-    sample = codes.take(pick).astype(np.float32) * scale[pick, None]
-    out = IvfStore.train(codes, scale, note, sample, params)
+    out = IvfStore.train(codes, scale, note, paths, params)
     return np.zeros((0, dim), np.float32), np.bincount(note, minlength=n).astype(np.int64), out
 
 
@@ -234,5 +231,4 @@ def ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None,
         spill.put(0, quantized)
         codes = spill
         del quantized
-    pick = path_sample(note, paths, params.train_per_list * params.lists(matrix.shape[0]))
-    return IvfStore.train(codes, scale, note, matrix[pick], params)
+    return IvfStore.train(codes, scale, note, paths, params)

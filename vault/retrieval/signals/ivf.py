@@ -24,10 +24,14 @@ same bytes out.
 
 Determinism: no random numbers; initial centroids are evenly spaced sample rows, a fixed
 number of Lloyd iterations, ties to the lowest index (np.argmax, stable sorts), an empty
-cluster keeps its previous centroid. Same rows in the same order on the same BLAS build give
-the same bytes; the sample is drawn and ordered by note path (`path_sample`), so the same
-notes at other positions (another indexing history) train the same centroids, and a scanned
-row's score is np.vecdot's, which depends on the row alone (not on its place in a block).
+cluster keeps its previous centroid. The index is a function of the notes' paths and int8
+rows alone: training first puts the rows in `canonical_order` (by note path, then a key of
+the row's codes), so the sample, its order, the blocks the assignment multiplies and the
+order within each list are the same whatever positions the notes hold and however the rows
+came (a fresh build's note order, a compaction's lists then new rows); the sample is
+dequantised codes, the rows a build and a compaction both hold. A scanned row's score is
+np.vecdot's, which depends on the row alone. So the same files give the same bytes, and an
+index kept current by retraining at every change (signals/dense.py) equals a fresh build.
 Sums and products go through BLAS, whose rounding differs between CPU kernels
 and thread counts, so bytes across machines may differ: a build persisted by
 retrieval/ivf_store.py and loaded on another machine is the saving machine's build.
@@ -49,6 +53,7 @@ F32 = npt.NDArray[np.float32]
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
 
 BLOCK = 16384  # rows per matrix product when assigning (bounds the temporary)
 SCAN_BLOCK = 512  # rows per matrix-vector product in a query's scan (768 KB of float32)
@@ -162,17 +167,42 @@ def sample_rows(n: int, m: int) -> I64:
     return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
 
 
-def path_sample(note: I32, paths: Sequence[str] | None, m: int) -> I64:
-    """`m` rows evenly spaced over the rows in path order (a note's rows in chunk order;
-    `note[r]` is row r's note position), in that order: the k-means sample of the same files
-    whatever their positions (positions follow note ids, ids the indexing history). Without
-    `paths`, `sample_rows` (row order)."""
+def row_keys(block: npt.NDArray[np.generic]) -> U64:
+    """A 64-bit key of each int8 row, a function of its codes alone (a fixed linear hash
+    mod 2^64, then a mixing step): what orders a note's rows in `canonical_order`."""
+    h = (np.asarray(block).astype(np.int64) @ _KEY_WEIGHTS[: block.shape[1]]).view(np.uint64)
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(29)
+    out: U64 = h
+    return out
+
+
+def _weights(dim: int) -> I64:
+    """splitmix64 of 1..dim: fixed odd-looking 64-bit weights (no random numbers)."""
+    z = np.arange(1, dim + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    out: I64 = (z ^ (z >> np.uint64(31))).view(np.int64)
+    return out
+
+
+_KEY_WEIGHTS = _weights(4096)
+
+
+def canonical_order(codes: Codes, scale: F32, note: I32, paths: Sequence[str] | None) -> I64:
+    """The rows by (their note's path, the row's key, its scale): an order of the rows that
+    depends on the notes' paths and rows alone, not on where the rows sit (positions follow
+    note ids, ids the indexing history; a compaction's base rows come in list order).
+    Without `paths`, by note position. Rows equal in all three keys are equal rows."""
     if paths is None:
-        return sample_rows(note.shape[0], m)
-    rank = np.empty(len(paths), dtype=np.int64)
-    rank[np.argsort(np.asarray(paths, dtype=str), kind="stable")] = np.arange(len(paths))
-    order = np.lexsort((np.arange(note.shape[0]), rank[note]))
-    out: I64 = order[sample_rows(note.shape[0], m)]
+        rank = note.astype(np.int64)
+    else:  # notes sharing a path (not in a vault) share a rank: their rows go by key
+        rank = np.unique(np.asarray(paths, dtype=str), return_inverse=True)[1][note]
+    keys = np.empty(codes.shape[0], dtype=np.uint64)
+    for s, block in enumerate(codes.blocks(0, codes.shape[0], BLOCK)):
+        keys[s * BLOCK : s * BLOCK + block.shape[0]] = row_keys(block)
+    out: I64 = np.lexsort((scale.view(np.uint32), keys, rank)).astype(np.int64)
     return out
 
 
@@ -272,24 +302,27 @@ class IvfStore:
         return 0 if isinstance(self.codes, MemoryCodes) else self.rows * int(self.codes.shape[1])
 
     @classmethod
-    def train(cls, codes: Codes, scale: F32, note: I32, sample: F32, params: IvfParams
-              ) -> IvfStore:
-        """Centroids from `sample` (float rows), every row assigned, rows sorted by list
-        (stably, so a list keeps the given row order). `codes` is reordered (in place in
-        memory, into a new file on disk) and kept: the caller hands it over."""
-        k = params.lists(codes.shape[0])
+    def train(cls, codes: Codes, scale: F32, note: I32, paths: Sequence[str] | None,
+              params: IvfParams) -> IvfStore:
+        """The IVF of these rows, a function of the notes' paths and rows alone (module
+        docstring): rows put in `canonical_order`, centroids from the evenly spaced rows of
+        that order (dequantised: s(x) * code(x)), every row assigned a block at a time in
+        that order, rows sorted by list (stably: a list keeps the canonical order). `codes`
+        is reordered (in place in memory, into new files on disk) and kept: the caller hands
+        it over."""
+        canon = canonical_order(codes, scale, note, paths)
+        codes, scale, note = _permuted(codes, canon), scale[canon], note[canon]
+        n = codes.shape[0]
+        pick = sample_rows(n, params.train_per_list * params.lists(n))
+        sample = codes.take(pick).astype(np.float32) * scale[pick, None]
         mean = sample.mean(axis=0).astype(np.float32)
-        cents = kmeans(_unit(sample - mean), min(k, sample.shape[0]), params.train_iters)
+        k = min(params.lists(n), sample.shape[0])
+        cents = kmeans(_unit(sample - mean), k, params.train_iters)
         labels = assign(codes, cents, mean, scale)
         order = np.argsort(labels, kind="stable")
         offsets = np.zeros(cents.shape[0] + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(labels, minlength=cents.shape[0]))
-        try:
-            placed = codes.permuted(order)
-        except OSError:  # no room for the sorted copy on disk: sort the codes in memory
-            placed = MemoryCodes(np.asarray(codes.span(0, codes.shape[0]), dtype=np.int8))
-            placed = placed.permuted(order)
-        return cls(cents, mean, offsets, placed, scale[order], note[order])
+        return cls(cents, mean, offsets, _permuted(codes, order), scale[order], note[order])
 
     def lists_of(self, rows: F32) -> I32:
         """The list each new float row joins (the nearest existing centroid)."""
@@ -324,3 +357,12 @@ class IvfStore:
         if not notes:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         return np.concatenate(notes), np.concatenate(sims).astype(np.float32)
+
+
+def _permuted(codes: Codes, order: I64) -> Codes:
+    """`codes` reordered by `order`; in memory when a sorted copy finds no room on disk."""
+    try:
+        return codes.permuted(order)
+    except OSError:
+        held = MemoryCodes(np.asarray(codes.span(0, codes.shape[0]), dtype=np.int8))
+        return held.permuted(order)

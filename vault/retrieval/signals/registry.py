@@ -87,6 +87,10 @@ class Signal(Protocol[IndexT]):
 
     def score(self, index: IndexT, query: Query) -> F64 | None: ...
 
+    def ran(self, index: IndexT) -> str:
+        """The stage report of a search it scored ("ran", and what a receipt must know)."""
+        ...
+
 
 def _changes(since: Since, old: Corpus, corpus: Corpus, read: Callable[[Corpus, int], R]
              ) -> dict[int, tuple[R | None, R]]:
@@ -116,6 +120,9 @@ class Bm25Signal:
     def score(self, index: Bm25Index, query: Query) -> F64:
         return index.score_tokens(query.tokens)
 
+    def ran(self, index: Bm25Index) -> str:
+        return "ran"
+
 
 class ConjunctiveSignal:
     """Query term pairs co-occurring in a note (signals/conjunctive.py)."""
@@ -134,6 +141,9 @@ class ConjunctiveSignal:
 
     def score(self, index: ConjunctiveIndex, query: Query) -> F64:
         return index.score_tokens(query.tokens)
+
+    def ran(self, index: ConjunctiveIndex) -> str:
+        return "ran"
 
 
 class DenseSignal:
@@ -162,18 +172,23 @@ class DenseSignal:
 
     def caught_up(self, base: Corpus, corpus: Corpus, env: BuildEnv) -> DenseIndex:
         """The index of `base` (a saved state: its stores load) brought up to `corpus`
-        through its delta without compacting (storage/catch_up.py): every process that
-        catches up from the same base keeps the base's lists, rather than each compacting
-        (and, on the IVF layout, training new lists) again."""
+        through its delta without compacting the exact layout (storage/catch_up.py); on the
+        IVF layout up to `retrain_max_rows` rows any change trains the lists again
+        (signals/dense.py), so the result is a fresh build's, saved for the next process
+        (DenseIndex.caught_up); a larger one keeps the base's lists."""
         if env.encoder is None:
             raise ValueError("the dense signal is updated with an encoder")
-        return self.build(base, env).updated(corpus, env.encoder, env.cache, env.max_tokens,
-                                             env.progress, env.max_note_units, compact=False)
+        return DenseIndex.caught_up(base, corpus, env.encoder, env.cache, env.max_tokens,
+                                    env.progress, env.max_note_units, env.dense, env.scratch)
 
     def score(self, index: DenseIndex, query: Query) -> F64 | None:
         if query.encoder is None:
             return None
         return dense_scores(index, query.encoder, query.text, query.vector)
+
+    def ran(self, index: DenseIndex) -> str:
+        stale = index.staleness
+        return f"ran (int8 IVF {stale})" if stale else "ran"
 
 
 BM25 = Bm25Signal()
