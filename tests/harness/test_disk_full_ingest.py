@@ -20,19 +20,10 @@ import pytest
 
 from tests.harness.test_cli_notes import rmh
 from tests.harness.test_disk_full import fill, tmpfs
+from tests.harness.test_refused_midway import FACT
 
 pytestmark = pytest.mark.slow
 WARNING = "index not brought up to date"
-FACT = """---
-tier: L2
-kind: fact
-conversation: c1
-subject: kiln
-key: temperature
-value: 1200 c
----
-# kiln temperature is 1200 c
-"""
 
 
 @pytest.fixture
