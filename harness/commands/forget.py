@@ -47,8 +47,9 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if args.dry_run:
             lines = [f"would erase {counted(len(todo.notes), 'note')}, "
                      f"{counted(len(todo.trash), 'trash copy', 'trash copies')}, "
-                     f"the stored embeddings of their {len(todo.chunk_keys)} chunks (none where "
-                     "they were never embedded), and their learned events:",
+                     "the stored embeddings of their "
+                     f"{counted(len(todo.chunk_keys), 'chunk')} (none where they were never "
+                     "embedded), and their learned events:",
                      *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash),
                      *(f"  hidden: {h}" for h in todo.hidden)]  # storage/leftovers.py
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
@@ -65,7 +66,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
             hooks_index.refresh(v)  # rebuilt from the notes that remain
     human = (f"erased {counted(len(todo.notes), 'note')} and "
              f"{counted(len(todo.trash), 'trash copy', 'trash copies')} "
-             f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
+             f"({counted(done.embeddings, 'embedding')}, "
+             f"{counted(done.learning.get('events_dropped', 0), 'event')} "
              f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
              f"{done.proof.summary()}")
     if not done.proof.complete:  # under --json one document: the error, carrying the report

@@ -1,6 +1,7 @@
 """Counts of one said in the singular by the commands NEWUSER9 (session 39) left: `rmh index`
 ("indexed 1 notes"), `rmh move` ("rewrote links in 1 notes") and `rmh forget` ("would erase 1
-notes, 0 trash copies", "erased 1 notes and 0 trash copies"); through the real CLI
+notes, 0 trash copies, the stored embeddings of their 1 chunks", "erased 1 notes and 0 trash
+copies (0 embeddings, 1 events dropped"); through the real CLI
 (NOTES-REV39.md)."""
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def test_index_move_and_forget_say_one_note(tmp_path: Path,
     assert main(["--vault", str(vault), "move", "Only", "Moved"]) == 0
     assert "; rewrote links in 1 note" in capsys.readouterr().out  # was "1 notes"
     assert main(["--vault", str(vault), "forget", "Ref", "--dry-run"]) == 0
-    assert capsys.readouterr().out.startswith("would erase 1 note, 0 trash copies, ")
+    assert capsys.readouterr().out.startswith(  # "1 notes", "their 1 chunks"
+        "would erase 1 note, 0 trash copies, the stored embeddings of their 1 chunk (")
     assert main(["--vault", str(vault), "forget", "Ref"]) == 0
-    assert capsys.readouterr().out.startswith("erased 1 note and 0 trash copies (")
+    assert capsys.readouterr().out.startswith(  # "1 notes", "1 events dropped"
+        "erased 1 note and 0 trash copies (0 embeddings, 1 event dropped, ")
