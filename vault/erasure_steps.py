@@ -287,7 +287,9 @@ def drop_derived(state: Path) -> None:
     record (storage/catch_up.py: the paths changed since the saved base) and the caught-up
     conjunctive sums (retrieval/caught_up_sums.py: a digest of changed notes' text): they
     hold the erased notes' chunk keys, terms and vectors, digests of their paths, links and
-    text, their paths and text; the next search rebuilds them from the notes that remain."""
+    text, their paths and text; the next search rebuilds them from the notes that remain.
+    With them the temporaries a killed save of the dense stores left (float rows, int8
+    codes: the erased notes' vectors)."""
     for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
                  *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
                  state / caught_up_sums.FILE, *sorted(state.glob(f".{caught_up_sums.FILE}.*.tmp")),
@@ -302,5 +304,14 @@ def drop_derived(state: Path) -> None:
                  *sorted(state.glob(f"{stamped.PREFIX}*.npz")),
                  *sorted(state.glob(f".{stamped.PREFIX}*.tmp")),
                  *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy")),
-                 *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy"))]:
+                 *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy")),
+                 *_dense_temps(state)]:
         path.unlink(missing_ok=True)
+
+
+def _dense_temps(state: Path) -> list[Path]:
+    """The temporaries of dense_store.py's and ivf_store.py's saves (both slots), as they
+    name them: ".NAME.PID.tmp"."""
+    names = (dense_store.INDEX, dense_store.ROWS_PREFIX, ivf_store.BUILT.index,
+             ivf_store.BUILT.codes, ivf_store.CAUGHT.index, ivf_store.CAUGHT.codes)
+    return sorted({p for name in names for p in state.glob(f".{name}*.tmp")})

@@ -21,7 +21,7 @@ from ..compose import open_vault, own_files
 from ..config import load
 from ..config_file import user_path
 from .operation_commands import utf8_text
-from .output import CommandFailed, emit
+from .output import CommandFailed, counted, emit
 
 
 class ErasureIncomplete(CommandFailed):
@@ -45,9 +45,11 @@ def cmd_forget(args: argparse.Namespace) -> int:
     with open_vault(cfg) as v:
         todo = v.forget_plan(args.notes, args.subject or "")
         if args.dry_run:
-            lines = [f"would erase {len(todo.notes)} notes, {len(todo.trash)} trash copies, "
-                     f"the stored embeddings of their {len(todo.chunk_keys)} chunks (none where "
-                     "they were never embedded), and their learned events:",
+            lines = [f"would erase {counted(len(todo.notes), 'note')}, "
+                     f"{counted(len(todo.trash), 'trash copy', 'trash copies')}, "
+                     "the stored embeddings of their "
+                     f"{counted(len(todo.chunk_keys), 'chunk')} (none where they were never "
+                     "embedded), and their learned events:",
                      *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash),
                      *(f"  hidden: {h}" for h in todo.hidden)]  # storage/leftovers.py
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
@@ -62,8 +64,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
         done = v.forget(todo, shared, settings=[v.root / "rmh.toml"])
         if had:
             hooks_index.refresh(v)  # rebuilt from the notes that remain
-    human = (f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
-             f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
+    human = (f"erased {counted(len(todo.notes), 'note')} and "
+             f"{counted(len(todo.trash), 'trash copy', 'trash copies')} "
+             f"({counted(done.embeddings, 'embedding')}, "
+             f"{counted(done.learning.get('events_dropped', 0), 'event')} "
              f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
              f"{done.proof.summary()}")
     if not done.proof.complete:  # under --json one document: the error, carrying the report

@@ -84,7 +84,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         counts = doc["counts"] = v.counts()
         on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
         emit(args, doc,
-             f"indexed {counts['notes']} notes (+{len(report['added'])} "
+             f"indexed {counted(counts['notes'], 'note')} (+{len(report['added'])} "
              f"~{len(report['updated'])} -{len(report['removed'])} renamed "
              f"{len(report['renamed'])}); skipped {len(report['skipped'])}{on_ray}")
     return 0

@@ -89,7 +89,8 @@ def render_search(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, s
 def moved(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, str]:
     """The rendering of move: where the note went, how many notes had their links rewritten,
     and each referrer the move left as it was (changed meanwhile), with why."""
-    text = f"moved {doc['old']} -> {doc['note']}; rewrote links in {len(doc['rewritten'])} notes"
+    text = (f"moved {doc['old']} -> {doc['note']}; rewrote links in "
+            f"{counted(len(doc['rewritten']), 'note')}")
     for left in doc.get("not_rewritten", ()):
         text += f"\nnot rewritten: {left['note']}: {left['reason']}"
     for kept in doc.get("replaced", ()):  # a file saved under the old name took its place

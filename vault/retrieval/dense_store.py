@@ -25,6 +25,7 @@ version is ignored, and replaced by the next save.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Sequence
@@ -35,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp, drop_temps
+from ..storage.fileops import create_temp, dead_temps, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
@@ -114,6 +115,7 @@ def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], 
     digest = hashlib.blake2b(m.tobytes(), digest_size=12)
     digest.update(np.asarray(m.shape, np.int64).tobytes())
     name = f"{ROWS_PREFIX}{digest.hexdigest()}.npy"
+    drop_dead_temps(folder, ROWS_PREFIX, INDEX)
     tmp_rows = folder / f".{name}.{os.getpid()}.tmp"
     tmp_index = folder / f".{INDEX}.{os.getpid()}.tmp"
     try:
@@ -139,6 +141,15 @@ def drop_stale(folder: Path, prefix: str, keep: str) -> None:
     for old in sorted(folder.glob(f"{prefix}*.npy")):
         if old.name != keep:
             old.unlink(missing_ok=True)
+
+
+def drop_dead_temps(folder: Path, *names: str) -> None:
+    """Remove the temporaries (".NAME....PID.tmp") a save of `names` (prefixes) left when
+    its process died before its rename: a killed save's rows or codes stayed for good."""
+    for name in names:
+        for tmp in dead_temps(folder, f".{name}*.tmp"):
+            with contextlib.suppress(OSError):  # (the save then says why it cannot write)
+                tmp.unlink(missing_ok=True)
 
 
 def reuse(stored: Stored, keys: U8) -> I64:

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from ..storage.corpus import Corpus
 from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
-from .dense_store import drop_stale, note_keys
+from .dense_store import drop_dead_temps, drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
 
@@ -85,6 +85,7 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
     """Persist a build named `name` (its digest); False when the folder cannot be written."""
     folder = Path(folder)
     codes_name = f"{slot.codes}{name[:32]}.npy"
+    drop_dead_temps(folder, slot.codes, slot.index)
     tmp_codes = folder / f".{codes_name}.{os.getpid()}.tmp"
     tmp_index = folder / f".{slot.index}.{os.getpid()}.tmp"
     rows, dim = ivf.codes.shape

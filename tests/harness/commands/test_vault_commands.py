@@ -23,7 +23,7 @@ def test_a_move_names_the_referrers_it_left() -> None:
            "not_rewritten": [{"note": "R2.md", "reason": "changed since the move read it"}]}
     shown, text = moved(argparse.Namespace(), doc)
     assert shown == doc
-    assert text == ("moved Old.md -> b/New.md; rewrote links in 1 notes\n"
+    assert text == ("moved Old.md -> b/New.md; rewrote links in 1 note\n"
                     "not rewritten: R2.md: changed since the move read it\n")
     _, plain = moved(argparse.Namespace(), {**doc, "not_rewritten": []})
-    assert plain == "moved Old.md -> b/New.md; rewrote links in 1 notes\n"
+    assert plain == "moved Old.md -> b/New.md; rewrote links in 1 note\n"
