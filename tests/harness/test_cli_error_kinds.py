@@ -41,8 +41,12 @@ def test_every_printed_kind_is_snake_case(tmp_path: Path) -> None:
         assert kind_of("--vault", str(root), *argv) == "bad_argument"
         error = json.loads(rmh("--vault", str(root), *argv, "--json").stdout)["error"]
         assert error["param"] == param and error["reason"]
+    r = rmh("--vault", str(root), "list")  # an empty vault points nowhere
+    assert r.returncode == 0 and r.stdout == "(none)\n"
+    (root / "Projects").mkdir()
+    (root / "Projects" / "plan.md").write_text("# Plan\n", encoding="utf-8")
     r = rmh("--vault", str(root), "list")  # an empty top folder says where the notes are
-    assert r.returncode == 0 and "rmh list folders" in r.stdout
+    assert r.returncode == 0 and "rmh list folders" in r.stdout, r.stdout
 
 
 def test_error_kind_names() -> None:
