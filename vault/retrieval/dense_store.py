@@ -25,7 +25,6 @@ version is ignored, and replaced by the next save.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Sequence
@@ -35,8 +34,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..storage import fileops
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp, dead_temps, drop_temps
+from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
@@ -147,9 +147,7 @@ def drop_dead_temps(folder: Path, *names: str) -> None:
     """Remove the temporaries (".NAME....PID.tmp") a save of `names` (prefixes) left when
     its process died before its rename: a killed save's rows or codes stayed for good."""
     for name in names:
-        for tmp in dead_temps(folder, f".{name}*.tmp"):
-            with contextlib.suppress(OSError):  # (the save then says why it cannot write)
-                tmp.unlink(missing_ok=True)
+        fileops.drop_dead_temps(folder, f".{name}*.tmp")
 
 
 def reuse(stored: Stored, keys: U8) -> I64:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,24 +146,30 @@ def load(folder: str | Path, name: str, notes: int, slot: Slot = BUILT) -> Loade
 
 
 def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
-            params: IvfParams, approx_above: int, slot: Slot = BUILT) -> Loaded | None:
-    """The build of `corpus`'s notes persisted in `folder` when there is one and it is
-    approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
-    if folder is None or not (Path(folder) / slot.index).is_file():  # the keys cost a pass
+            params: IvfParams, approx_above: int, slots: Sequence[Slot] = (BUILT,)
+            ) -> Loaded | None:
+    """The build of `corpus`'s notes persisted in `folder` in the first of `slots` that holds
+    one, when it is approximate (more rows than `approx_above` > 0: signals/dense.py), else
+    None. The notes' keys (a pass over them) are read once, only when a slot has a file."""
+    if folder is None:
+        return None
+    present = [slot for slot in slots if (Path(folder) / slot.index).is_file()]
+    if not present:
         return None
     name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
-    got = load(folder, name, len(corpus), slot)
-    if got is None or not 0 < approx_above < got.ivf.rows:
-        return None
-    return got
+    for slot in present:
+        got = load(folder, name, len(corpus), slot)
+        if got is not None and 0 < approx_above < got.ivf.rows:
+            return got
+    return None
 
 
-def save_build(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
+def save_build(folder: str | None, corpus: Corpus, fingerprint: str, shape: tuple[int, int],
                params: IvfParams, counts: I64, cut: npt.NDArray[np.bool_],
                ivf: IvfStore, slot: Slot = BUILT) -> bool:
     """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made (or, in
     `CAUGHT`, a catch-up's, which is the same bytes: signals/dense.py)."""
     if folder is None:
         return False
-    name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
+    name = digest(note_keys(corpus, folder), fingerprint, shape, params)
     return save(folder, name, counts, cut, ivf, slot)

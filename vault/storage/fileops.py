@@ -215,6 +215,14 @@ def dead_temps(folder: Path, pattern: str) -> list[Path]:
     return out
 
 
+def drop_dead_temps(folder: Path, pattern: str) -> None:
+    """Remove `dead_temps(folder, pattern)`, the temporaries killed writers left; one that
+    cannot be removed stays (the writer then says why it cannot write)."""
+    for tmp in dead_temps(folder, pattern):
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
 def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
                      done: Callable[[], None] = _nothing, src_dir_fd: int | None = None,
                      dst_dir_fd: int | None = None) -> None:

@@ -20,7 +20,6 @@ no file, other magic, a CRC or size that does not match, a layout outside the pa
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import mmap
@@ -32,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .fileops import dead_temps, replace_whole
+from .fileops import drop_dead_temps, replace_whole
 from .private_copy import open_private
 
 _HEAD = 24  # magic (8 bytes), the header's length, the CRC
@@ -62,7 +61,7 @@ def write(path: str | Path, magic: bytes, head: Mapping[str, Any],
     for a in parts.values():
         crc = zlib.crc32(bytes(-a.nbytes % _ALIGN), zlib.crc32(_bytes(a), crc))
     path = Path(path)
-    _sweep(path)
+    drop_dead_temps(path.parent, f".{path.name}.*.tmp")  # killed writers' temporaries
 
     def chunks() -> Iterator[bytes | memoryview]:
         yield magic + len(text).to_bytes(8, "little") + crc.to_bytes(8, "little") + text
@@ -120,8 +119,3 @@ def _bytes(a: npt.NDArray[Any]) -> memoryview:
     return a.reshape(-1).view(np.uint8).data if a.size else memoryview(b"")
 
 
-def _sweep(path: Path) -> None:
-    """Remove the temporaries of writers that died before their rename."""
-    for tmp in dead_temps(path.parent, f".{path.name}.*.tmp"):
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)

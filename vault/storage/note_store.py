@@ -30,7 +30,6 @@ reads the rows and saves again: same columns as a fresh build, never an error of
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import mmap
@@ -47,7 +46,7 @@ import numpy.typing as npt
 
 from ..notes.links import RULES
 from .columns import Decoded, Digests, Strings
-from .fileops import dead_temps, open_regular, replace_whole
+from .fileops import drop_dead_temps, open_regular, replace_whole
 from .private_copy import open_private
 from .row_codec import decode_aliases, decode_frontmatter
 
@@ -149,7 +148,7 @@ def save(folder: str | Path, key: str, generation: int, raw: Columns,
                        "notes": len(raw.ids), "layout": layout, "lone": lone, "size": at,
                        "crc": crc}, sort_keys=True).encode()
     head += b" " * (-(len(head) + _HEAD) % _ALIGN)
-    _sweep(folder)
+    drop_dead_temps(folder, f".{FILE}.*.tmp")  # killed writers' temporaries
     return replace_whole(folder / FILE, (MAGIC + len(head).to_bytes(8, "little") + head,
                                          body), count_op,
                          None if current is None else lambda: current() == key)
@@ -236,8 +235,3 @@ def _columns(mm: mmap.mmap, key: str) -> Columns | None:
                    target_sources=ts)
 
 
-def _sweep(folder: Path) -> None:
-    """Remove the temporaries of writers that died before their rename."""
-    for tmp in dead_temps(folder, f".{FILE}.*.tmp"):
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)

@@ -160,9 +160,8 @@ class DenseIndex:
         (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
         shape = (max_tokens, max_units)
-        kept = (ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
-                or ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
-                                     ivf_store.CAUGHT))  # the same bytes (caught_up)
+        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
+                                 (ivf_store.BUILT, ivf_store.CAUGHT))  # same bytes (caught_up)
         if kept is not None:  # an approximate build an earlier process persisted
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
@@ -183,7 +182,8 @@ class DenseIndex:
             ivf = _ivf_build(texts, note, corpus.paths, encoder, cache, progress, p.ivf,
                              scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
-            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, counts, cut, ivf)
+            ivf_store.save_build(scratch, corpus, encoder.fingerprint, shape, p.ivf, counts, cut,
+                                 ivf)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
             if scratch is not None:
@@ -210,7 +210,7 @@ class DenseIndex:
         notes loads it: one training per state, not one per process."""
         p, shape = params or DenseParams(), (max_tokens, max_units)
         kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above,
-                                 ivf_store.CAUGHT)
+                                 (ivf_store.CAUGHT,))
         if kept is not None:
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
@@ -218,8 +218,8 @@ class DenseIndex:
         out = start.updated(corpus, encoder, cache, max_tokens, progress, max_units,
                             compact=False)
         if out.ivf is not None and out.ivf is not start.ivf:
-            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, out._base_counts(),
-                                 out.cut, out.ivf, ivf_store.CAUGHT)
+            ivf_store.save_build(scratch, corpus, encoder.fingerprint, shape, p.ivf,
+                                 out._base_counts(), out.cut, out.ivf, ivf_store.CAUGHT)
         return out
 
     def updated(
@@ -265,11 +265,10 @@ class DenseIndex:
         if not self.untrained_rows:
             return self
         out = self._compacted(corpus.paths)
-        if self.scratch is not None and out.ivf is not None:
-            name = ivf_store.digest(dense_store.note_keys(corpus, self.scratch),
-                                    self.fingerprint, self.shape, self.params.ivf)
-            ivf_store.save(self.scratch, name, out._base_counts(), out.cut, out.ivf,
-                           ivf_store.CAUGHT)
+        if out.ivf is not None:
+            ivf_store.save_build(self.scratch, corpus, self.fingerprint, self.shape,
+                                 self.params.ivf, out._base_counts(), out.cut, out.ivf,
+                                 ivf_store.CAUGHT)
         return out
 
     def _base_counts(self) -> I64:
