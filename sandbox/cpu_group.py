@@ -27,7 +27,7 @@ sched-design-CFS.rst and sched-bwc.rst for cpu.shares and the CFS bandwidth quot
 cgroup v1 needs write access to the supervisor's cpu cgroup (root, or a directory given to
 the user). cgroup v2 needs a delegated subtree (systemd `Delegate=yes`, cgroup-v2.rst
 "Delegation") with the cpu controller: because of the "no internal process" rule the
-supervisor first moves itself into a leaf of its own (`rmh-sandbox.PID.START.host`) and
+supervisor first moves itself into a leaf of its own (`rmh-sandbox.PID.START.PIDNS.host`) and
 enables `+cpu` in its cgroup's `cgroup.subtree_control`; at its exit (`remove_all`) it turns
 `cpu` off there again and moves back (`_leave`), so the service's cgroup is left as found (a
 supervisor killed outright leaves both: its empty leaf goes at the next start's sweep, and
@@ -202,8 +202,33 @@ def _start_time(pid: int) -> str | None:
     return data.rsplit(b")", 1)[1].split()[19].decode()
 
 
+def _pid_namespace() -> str:
+    """The inode of this process's PID namespace (namespaces(7)), "" where none can be read."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return ""
+
+
+INIT_PID_NAMESPACE = "4026531836"  # PROC_PID_INIT_INO (include/linux/proc_ns.h)
+
+
 def _tag() -> str:
-    return f"{PREFIX}{os.getpid()}.{_start_time(os.getpid())}"
+    """PREFIX + pid.start.pidns: a pid and its start time name a process only within its PID
+    namespace, so the namespace is part of the name (session 40: a supervisor that is pid 1 of
+    a namespace had its new, still empty group removed by a host supervisor's sweep, which
+    read the host's pid 1 as its owner and found another start time)."""
+    pid = os.getpid()
+    return f"{PREFIX}{pid}.{_start_time(pid)}.{_pid_namespace()}"
+
+
+def _gone(parts: list[str]) -> bool:
+    """Whether the supervisor a group's name (pid, start, pidns, suffix) names is gone; only a
+    name of this PID namespace can be checked. Older names (pid, start, suffix) are judged
+    from the initial PID namespace only."""
+    ours = ((len(parts) == 4 and parts[2] == _pid_namespace())
+            or (len(parts) == 3 and _pid_namespace() == INIT_PID_NAMESPACE))
+    return ours and parts[0].isdigit() and _start_time(int(parts[0])) != parts[1]
 
 
 def _sweep(parent: Path) -> None:
@@ -214,8 +239,7 @@ def _sweep(parent: Path) -> None:
     except OSError:
         return
     for name in names:
-        parts = name[len(PREFIX):].split(".") if name.startswith(PREFIX) else []
-        if len(parts) == 3 and parts[0].isdigit() and _start_time(int(parts[0])) != parts[1]:
+        if name.startswith(PREFIX) and _gone(name[len(PREFIX):].split(".")):
             with contextlib.suppress(OSError):
                 (parent / name).rmdir()
 
@@ -272,8 +296,8 @@ def _setup_found() -> Hierarchy | str:
 
 
 def _make(found: Hierarchy) -> CpuGroup:
-    for _ in range(100):  # a name another supervisor took (its pid and start alike: another
-        path = found.parent / f"{_tag()}.{next(_COUNTER)}"  # PID namespace's) is passed
+    for _ in range(100):  # a name another supervisor took (a /proc shared by PID namespaces
+        path = found.parent / f"{_tag()}.{next(_COUNTER)}"  # can name two alike) is passed
         try:
             path.mkdir(mode=0o755)
             break

@@ -1,6 +1,6 @@
 """cgroup v2: the supervisor's move into a leaf of its own is undone at its exit (HOUSE39).
 
-On a delegated v2 subtree the supervisor moves itself into `rmh-sandbox.PID.START.host` and
+On a delegated v2 subtree the supervisor moves itself into `rmh-sandbox.PID.START.PIDNS.host` and
 turns `+cpu` on in its cgroup's `cgroup.subtree_control` (sandbox/cpu_group.py); before, that
 was never undone: `remove_all` (atexit) removed the workers' groups and left the leaf and
 `+cpu`, so the service's cgroup could hold no process of its own afterwards (a controller on
