@@ -51,9 +51,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    (cited.above_pointers: the pointer's words describe its target); given `now`
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
-   passage BM25 ranks (second_pass.py; not for a query longer than a passage); 6c. the note
-   BM25 and dense both rank first goes first, unless a named, learned or dated note is placed
-   at or above it (unanimity.py; Pareto, plain RRF's own guarantee); 7. rerank:
+   passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
    the top `rerank_top_n` re-ordered by the cross-encoder, its best `rerank_keep` first;
 8. whole name (stages.whole_name_stage): the notes whose title or alias is the whole query,
    token for token, first (a query that is a note's name asks for it).
@@ -99,7 +97,6 @@ from .signals.registry import DENSE, REGISTRY, STAGE1, BuildEnv, Query
 from .signals.unit_codes import term_count
 from .stages import context_stage, graph_stage, named_stage, protect_stage, whole_name_stage
 from .topicless import time_channel
-from .unanimity import first, first_of_both
 from .when import when_stage
 
 F64 = npt.NDArray[np.float64]
@@ -363,14 +360,11 @@ class SearchEngine:
         idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0,
                                HEAD if p.second_pass else 0), s.eligible, corpus.paths)
         ranked = [int(i) for i in idx]
-        base = s.fusion.fused + s.context + s.named  # named(d), before anything learned
-        learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
         if p.second_pass:
+            base = s.fusion.fused + s.context + s.named  # named(d), before anything learned
+            learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(
                 corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25, learned)
-        ranked, s.stages["unanimity"] = first(  # bm25's and dense's common first (unanimity.py)
-            ranked, first_of_both(s.signals, s.eligible, paths=corpus.paths),
-            (s.named > 0) | (np.abs(learned - 1.0) > 1e-9))
         ranked, rer, placed, s.stages["rerank"] = cross_encode(
             self.reranker, corpus, query, ranked, s.final, p.rerank_top_n, p.rerank_keep)
         by_reranker = frozenset(ranked[:placed])  # the reranker's order, before whole_name
