@@ -181,15 +181,13 @@ def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
     return TieredEmbeddingCache(own, shared_embedding_cache(cfg.embed.shared_cache))
 
 
-# What a user whose reranker cannot load can do: every command that opens the vault refuses.
 RERANK_FIX = ("fix the model, or set [rerank] model_dir = \"\" in rmh.toml (and unset "
-              "RMH_RERANK_MODEL) to search without a reranker")
+              "RMH_RERANK_MODEL) to search without a reranker")  # every open refuses till then
 
 
 def load_reranker(cfg: Config) -> OnnxCrossEncoder | None:
     """The configured cross-encoder ([rerank] model_dir; None when none is), loaded and tried
-    once under its timeout; ModelUnavailable, saying what to do (RERANK_FIX), when it cannot
-    be."""
+    once under its timeout; ModelUnavailable saying what to do (RERANK_FIX) when it cannot."""
     if not cfg.rerank.model_dir:
         return None
     bound: RunBound = WallClock(cfg.rerank.timeout_s)  # vault reads no clock: the shell's
