@@ -97,5 +97,18 @@ def model_subquestions(
     reply = broker.run(SubRequest(prompts.load("rlm_system"), user), budget)
     if reply.endswith(TRUNCATED):  # cut at max_tokens: its last line is a partial question
         reply = reply.removesuffix(TRUNCATED).rpartition("\n")[0]
-    queries = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", ln).strip() for ln in reply.splitlines()]
-    return [q for q in queries if q and q.upper() != "NONE"][:MAX_SUBQUESTIONS]
+    # A line of the prompt's own text (the question, with or without "Question: ", the
+    # partial answer, an instruction, a fence) is an echo, which small local models write
+    # back, not a query: searched, it finds what was already found (pass 2 of a NEWUSER11 run
+    # searched "Partial answer so far: ..."). A title is still a query (a name to follow).
+    echoed = {_line(ln).casefold() for ln in (*user.splitlines(), question,
+                                               *answer.splitlines())
+              if ln.strip() and not ln.startswith("- ")}
+    queries = [_line(ln) for ln in reply.splitlines()]
+    return [q for q in queries
+            if q and q.upper() != "NONE" and q.casefold() not in echoed][:MAX_SUBQUESTIONS]
+
+
+def _line(line: str) -> str:
+    """A reply's (or the prompt's) line without its list marker and edge white space."""
+    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()

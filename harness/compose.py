@@ -26,6 +26,7 @@ from vault import (
     LedgerError,
     LedgerLimits,
     MiniLmEncoder,
+    ModelUnavailable,
     NullUsage,
     OnnxCrossEncoder,
     ReadOnlyUsage,
@@ -180,13 +181,21 @@ def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
     return TieredEmbeddingCache(own, shared_embedding_cache(cfg.embed.shared_cache))
 
 
+RERANK_FIX = ("fix the model, or set [rerank] model_dir = \"\" in rmh.toml (and unset "
+              "RMH_RERANK_MODEL) to search without a reranker")  # every open refuses till then
+
+
 def load_reranker(cfg: Config) -> OnnxCrossEncoder | None:
     """The configured cross-encoder ([rerank] model_dir; None when none is), loaded and tried
-    once under its timeout; ModelUnavailable when it cannot be."""
+    once under its timeout; ModelUnavailable saying what to do (RERANK_FIX) when it cannot."""
+    if not cfg.rerank.model_dir:
+        return None
     bound: RunBound = WallClock(cfg.rerank.timeout_s)  # vault reads no clock: the shell's
-    return (OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
-                                  bound=bound)
-            if cfg.rerank.model_dir else None)
+    try:
+        return OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
+                                     bound=bound)
+    except ModelUnavailable as exc:
+        raise ModelUnavailable(exc.what, exc.reason, RERANK_FIX) from exc
 
 
 def open_vault(

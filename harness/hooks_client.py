@@ -44,6 +44,17 @@ EVENT_NAMES: dict[str, dict[str, str]] = {
                "session-end": "SessionEnd", "pre-compact": "PreCompress"},
 }
 JSON_ALWAYS = frozenset({"gemini"})  # stdout must be JSON even with nothing to say
+# Set by harness/hooks_fast.py when this process's prompt hook already waited for the daemon
+# in vain: the full CLI's path, which runs next in the same process, then recalls from the
+# hooks' index at once instead of waiting for the daemon a second time.
+DAEMON_LATE = {"prompt": False}
+
+
+def late_line(wait_s: float) -> str:
+    """The stderr line of a prompt the daemon did not answer within `wait_s`: the hooks'
+    index answers it instead (a loaded machine, a daemon busy with another prompt)."""
+    return (f"rmh hook prompt: the hooks daemon did not answer in time ({wait_s:g} s, "
+            "[hooks] daemon_wait_s); recalled from the hooks' index instead")
 
 
 def answer_text(client: str, event: str, text: str) -> str:

@@ -15,8 +15,9 @@ Everything else returns None before any output, with the input already read put 
 stdin, and the full CLI runs (harness/commands/hooks.py): another command or argument
 shape, no daemon or a dead daemon's socket (refused at once: the hooks' own index), a start
 the daemon answers without a brief (the hooks' index not built yet), input that is not a
-JSON object (the full path says so on stderr). The answers are the full path's: a prompt
-the daemon does not answer in time injects nothing and says so on stderr, exit 0.
+JSON object (the full path says so on stderr), and a prompt the daemon does not answer in
+time: that one says so on stderr and goes to the full path, which recalls from the hooks'
+index without asking the daemon again (`DAEMON_LATE`), exit 0.
 Input over harness/hooks_client.py's MAX_INPUT_CHARS is drained and answered here as the
 full path answers it: one stderr line, the empty answer, exit 0, in bounded memory.
 """
@@ -30,9 +31,11 @@ import time
 from pathlib import Path
 
 from .hooks_client import (
+    DAEMON_LATE,
     EVENT_NAMES,
     answer_text,
     daemon_request,
+    late_line,
     prompt_text,
     read_input,
     session_name,
@@ -109,10 +112,9 @@ def run(argv: Sequence[str]) -> int | None:
         _print(answer_text(client, event, got["text"]))
         return 0
     if event == "prompt" and time.monotonic() - t0 >= wait:
-        print("rmh hook prompt: the hooks daemon did not answer in time", file=sys.stderr)
-        _print(answer_text(client, event, ""))
-        return 0
-    return None  # no daemon (refused at once), or a start without a brief: the full path
+        print(late_line(wait), file=sys.stderr)
+        DAEMON_LATE["prompt"] = True  # the full path recalls from the hooks' index at once
+    return None  # no daemon (refused at once), too slow, or a start without a brief
 
 
 def _print(out: str) -> None:

@@ -219,17 +219,19 @@ class QuotaExceeded(VaultError):
 
 
 class ModelUnavailable(VaultError):
-    """An ONNX model (embedder or cross-encoder) cannot be loaded."""
+    """An ONNX model (embedder or cross-encoder) cannot be loaded; `fix`, when given, says
+    what the user can do (the setting that named the model)."""
 
     code_name = "model_unavailable"
 
-    def __init__(self, what: str, reason: str) -> None:
-        super().__init__(f"model unavailable: {what} ({reason})")
+    def __init__(self, what: str, reason: str, fix: str = "") -> None:
+        super().__init__(f"model unavailable: {what} ({reason})" + (f"; {fix}" if fix else ""))
         self.what = what
         self.reason = reason
+        self.fix = fix
 
     def data(self) -> dict[str, object]:
-        return {"what": self.what, "reason": self.reason}
+        return {"what": self.what, "reason": self.reason, **({"fix": self.fix} if self.fix else {})}
 
 
 class NoteFormatError(VaultError):

@@ -27,7 +27,7 @@ def human(result: AskResult, status: dict[str, Any]) -> str:
     lines = [
         result.answer or "(no answer)",
         "",
-        f"resolved: {'yes' if result.resolved else 'no'} (stop: {result.stop});"
+        f"resolved: {'yes' if result.resolved else 'no'} ({_why(result)}stop: {result.stop});"
         f" provider: {status['provider']} {status['model']}",
         "notes:",
         *(f"  - {f.note} (pass {f.pass_no}, {f.query!r})" for f in result.found),
@@ -44,6 +44,17 @@ def human(result: AskResult, status: dict[str, Any]) -> str:
     lines.append(f"usage: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits,"
                  f" {tokens.get('prompt', 0)}+{tokens.get('completion', 0)} tokens")
     return "\n".join(lines)
+
+
+def _why(result: AskResult) -> str:
+    """Why a loop is not resolved, when terms of the question are missing: "resolved" means
+    every content term of the question is in the notes found (harness/ask.py), not that the
+    answer is wrong; a right answer beside a bare "resolved: no" read as "unsure"."""
+    if result.resolved:
+        return ""
+    missing = next((step["missing_terms"] for step in reversed(result.trace)
+                    if step["resolved"] is False and step["missing_terms"]), [])
+    return f"no note found holds {', '.join(repr(t) for t in missing)}; " if missing else ""
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness.config import home_dir, load
 from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
-from harness.hooks_client import read_input, too_long_line
+from harness.hooks_client import DAEMON_LATE, late_line, read_input, too_long_line
 
 from .output import emit
 
@@ -82,7 +82,7 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
 
         if args.event == "session-start":
             hooks_daemon.spawn(root, session)  # never waits for it
-        else:
+        elif not DAEMON_LATE["prompt"]:  # (the fast path already waited in vain)
             t0 = time.monotonic()
             got = hooks_daemon.daemon_request(root, {"event": "prompt", "prompt": data.prompt,
                                           "session": session, "own": data.session_id},
@@ -90,17 +90,17 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
             if got is not None and isinstance(got.get("text"), str):
                 return str(got["text"])
             if time.monotonic() - t0 >= h.daemon_wait_s:
-                print("rmh hook prompt: the hooks daemon did not answer in time",
-                      file=sys.stderr)
-                return ""  # a slow daemon: nothing, within the hook's budget
-            # no daemon (or a dead one's socket): the hooks' own index
+                print(late_line(h.daemon_wait_s), file=sys.stderr)
+                DAEMON_LATE["prompt"] = True
+            # no daemon (a dead one's socket), or a slow one: the hooks' own index answers
     if args.event == "session-start" and index_path(root).exists():  # no vault opened
         from harness.hooks_recall import brief
 
         if not h.daemon:  # notes edited outside rmh since the last refresh: recalled soon
             _refresh_later(root, args.client, data.session_id)
         return brief(root, data.cwd, h.start_words)
-    if args.event == "prompt" and not h.engine:  # the fast path: no vault opened
+    # the fast path, no vault opened (also for a late daemon: the engine would cost seconds)
+    if args.event == "prompt" and (not h.engine or DAEMON_LATE["prompt"]):
         from harness.hooks_index import journal_shown
         from harness.hooks_recall import recall
 

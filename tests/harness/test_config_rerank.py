@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.compose import RERANK_FIX
 from harness.config import ConfigError, RerankSection, load
 from harness.run_bound import TIMEOUT_S
 from tests.harness.test_cli_notes import make_vault, rmh
@@ -57,8 +58,9 @@ def test_a_model_no_export_has_stops_with_one_line(tmp_path: Path) -> None:
     assert json.loads(out)["error"] == {
         "kind": "model_unavailable", "what": "cross-encoder",
         "reason": "output 'logits' has 3 labels; a reranker has 1 (or 2)",
+        "fix": RERANK_FIX,
         "message": "model unavailable: cross-encoder (output 'logits' has 3 labels; a reranker "
-                   "has 1 (or 2))"}
+                   f"has 1 (or 2)); {RERANK_FIX}"}
 
 
 def test_a_model_dir_under_home_is_found(tmp_path: Path) -> None:
@@ -123,3 +125,37 @@ def test_explain_says_which_column_a_two_label_model_was_read_by(tmp_path: Path)
     code, out, err = _search(root, model)
     assert json.loads(out)["stages"]["rerank"].endswith(
         "relevant: column 0 'relevant' (config.json))")
+
+
+@pytest.mark.parametrize("where", ["rmh.toml", "RMH_RERANK_MODEL"])
+@pytest.mark.parametrize("broken", ["missing", "no export", "not onnx"])
+def test_a_reranker_that_cannot_load_says_how_to_search_without_it(
+        tmp_path: Path, where: str, broken: str) -> None:
+    """Every command that opens the vault refuses while the reranker cannot load; the line said
+    what was wrong with the model but not which setting named it, nor how to go on searching
+    (a user who set `[rerank] model_dir` a month ago, or exported RMH_RERANK_MODEL in a shell
+    profile). Following the line's advice makes the same command answer."""
+    root = make_vault(tmp_path)
+    model = tmp_path / "models" / "rr"
+    if broken != "missing":
+        model.mkdir(parents=True)
+        if broken == "no export":
+            build(model, Export(head="n3"))
+        else:
+            (model / "model.onnx").write_bytes(b"not an onnx graph")
+            (model / "tokenizer.json").write_text("{}", encoding="utf-8")
+    env = {"RMH_RERANK_MODEL": str(model)} if where == "RMH_RERANK_MODEL" else {}
+    if where == "rmh.toml":
+        (root / "rmh.toml").write_text(f'[rerank]\nmodel_dir = "{model}"\n', encoding="utf-8")
+    for argv in (["search", "Billing"], ["read", "Billing"], ["list"]):
+        r = rmh("--vault", str(root), *argv, env=env)
+        assert r.returncode == 1 and r.stdout == "", (argv, r.stdout, r.stderr)
+        line = r.stderr.strip()
+        assert line.startswith("rmh: model unavailable: cross-encoder (") and "\n" not in line
+        assert line.endswith(RERANK_FIX), line
+        assert 'set [rerank] model_dir = "" in rmh.toml' in line and "RMH_RERANK_MODEL" in line
+    # the advice, followed: the setting emptied, the command answers
+    (root / "rmh.toml").write_text('[rerank]\nmodel_dir = ""\n', encoding="utf-8")
+    r = rmh("--vault", str(root), "search", "--json", "Billing", env={})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["hits"]

@@ -1,7 +1,7 @@
 """The warm hooks daemon (harness/hooks_daemon.py) with real processes: the session-start hook
 starts it, the prompt hook gets its memory from it (the hooks' own index removed, so only the
-daemon can answer), a stopped daemon never holds the prompt hook up (it falls back), and the
-last session's end stops it and removes its socket."""
+daemon can answer), a stopped daemon never holds the prompt hook up (the hooks' index
+answers), and the last session's end stops it and removes its socket."""
 
 from __future__ import annotations
 
@@ -62,14 +62,17 @@ def _exercise(root: Path, base: dict[str, str], pid: int) -> None:
     assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
 
     index.with_suffix(".away").rename(index)
-    # a daemon that does not answer: nothing, once its wait (published when it started:
-    # `[hooks] daemon_wait_s`, 1 s here) is spent; a changed rmh.toml applies to the next
+    # a daemon that does not answer: the hooks' own index answers, once its wait (published
+    # when it started: `[hooks] daemon_wait_s`, 1 s here) is spent; a changed rmh.toml
+    # applies to the next (test_hooks_daemon_late.py: several prompts at once)
     wait(root, 60.0)
     assert json.loads((root / ".rmh" / "hooks-daemon.json").read_text())["wait_s"] == 1.0
     os.kill(pid, signal.SIGSTOP)
     try:
         out = hook(root, "prompt", prompt)
-        assert out.stdout == "" and "did not answer in time" in out.stderr
+        assert out.stdout, f"nothing injected; stderr: {out.stderr}"
+        assert "02:00" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "did not answer in time (1 s" in out.stderr
     finally:
         os.kill(pid, signal.SIGCONT)
 
