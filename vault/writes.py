@@ -8,7 +8,7 @@ written to the intent journal first (storage/intents.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from functools import partial
 
@@ -84,7 +84,8 @@ class VaultWrites(VaultParts):
                 yield
             except BaseException as exc:
                 if whole and isinstance(exc, VaultError) and not is_disk_full(exc):
-                    self._refused(journal, name, replace(intent, refused=True))
+                    with suppress(VaultError, OSError):  # (no room for it: left to the next
+                        self._refused(journal, name, replace(intent, refused=True))  # open)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,
                 # so the next open, once there is room, finishes them (storage/intents.py)
                 elif not ((is_disk_full(exc) or isinstance(exc, OSError))
@@ -95,9 +96,11 @@ class VaultWrites(VaultParts):
             journal.finish(name)  # reached unless killed: this process knows what it wrote
 
     def _refused(self, journal: Journal, name: str, intent: WritesIntent) -> None:
-        """Take back a refused whole intent (`journalled`): marked first, then undone and
-        indexed, then finished."""
-        journal.replace(name, intent)
+        """Take back a refused whole intent (`journalled`): marked first (where there is no
+        room for the mark, the intent as planned: its replay takes back what it cannot
+        write), then undone and indexed, then finished."""
+        with suppress(OSError):
+            journal.replace(name, intent)
         back = apply_writes(self.store, intent, name).written
         if back:
             tolerate_full(lambda: self.live.sync_paths(back), "taken back, not yet indexed",
