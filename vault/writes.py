@@ -8,7 +8,7 @@ written to the intent journal first (storage/intents.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from functools import partial
 
@@ -35,7 +35,7 @@ from .parts import VaultParts
 from .storage.attachments import attachment_path, is_attachment
 from .storage.future import file_system_now
 from .storage.guard import check_read, check_write
-from .storage.intent_writes import WritesIntent, file_hash
+from .storage.intent_writes import WritesIntent, apply_writes, file_hash
 from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from .storage.removal import temp_name
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
@@ -57,12 +57,18 @@ class VaultWrites(VaultParts):
 
     @contextmanager
     def journalled(self, notes: Sequence[tuple[str, str]],
-                   trash: Collection[str] = ()) -> Iterator[None]:
+                   trash: Collection[str] = (), whole: bool = False) -> Iterator[None]:
         """Writes of several notes ((vault path ending in .md, text)), made by the block with
         `write`, as one operation: journalled first, so a kill inside leaves the rest to the
         next open (storage/intents.py). Holds the write lock throughout. The notes at paths
         `trash` are put in the trash by the block first (`trash_copy`); the next open makes
-        the copies the block did not (a note's copy and its write: both or neither)."""
+        the copies the block did not (a note's copy and its write: both or neither).
+
+        `whole`: all or none. A refusal inside the block (any VaultError but a full disk)
+        marks the intent refused, then takes back every note the block wrote (only its own
+        bytes) and raises it: a kill from the mark on leaves the take-back to the next open,
+        which never completes the change its caller was told was refused; one before the
+        mark is finished by the next open, or taken back where a note cannot be written."""
         if len(notes) < 2 and not trash:
             yield
             return
@@ -72,19 +78,34 @@ class VaultWrites(VaultParts):
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
             intent = WritesIntent.plan(self.store, planned, {
-                self._new_path(p) for p, _ in notes if p in trash})
+                self._new_path(p) for p, _ in notes if p in trash}, whole)
             name = journal.record(intent)
             try:
                 yield
             except BaseException as exc:
+                if whole and isinstance(exc, VaultError) and not is_disk_full(exc):
+                    with suppress(VaultError, OSError):  # (no room for it: left to the next
+                        self._refused(journal, name, replace(intent, refused=True))  # open)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,
                 # so the next open, once there is room, finishes them (storage/intents.py)
-                if not ((is_disk_full(exc) or isinstance(exc, OSError))
-                        and any(file_hash(self.store, w.path) != w.old_hash
-                                for w in intent.writes)):
+                elif not ((is_disk_full(exc) or isinstance(exc, OSError))
+                          and any(file_hash(self.store, w.path) != w.old_hash
+                                  for w in intent.writes)):
                     journal.finish(name)
                 raise
             journal.finish(name)  # reached unless killed: this process knows what it wrote
+
+    def _refused(self, journal: Journal, name: str, intent: WritesIntent) -> None:
+        """Take back a refused whole intent (`journalled`): marked first (where there is no
+        room for the mark, the intent as planned: its replay takes back what it cannot
+        write), then undone and indexed, then finished."""
+        with suppress(OSError):
+            journal.replace(name, intent)
+        back = apply_writes(self.store, intent, name).written
+        if back:
+            tolerate_full(lambda: self.live.sync_paths(back), "taken back, not yet indexed",
+                          "index.sqlite")
+        journal.finish(name)
 
     @contextmanager
     def locked(self) -> Iterator[None]:

@@ -25,15 +25,13 @@ value back as current; only `confirm` does.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EditRefused, VaultError, is_disk_full
-from ..notes.hashing import content_hash
+from ..errors import EditRefused
 from ..notes.note import parse, render
 from ..notes.trust import (
     apply,
@@ -138,16 +136,12 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     of = transition(fm, trust_of(fm).state, by, when, reason or f"superseded by {new_value}")
     of["superseded_by"] = [link(new_path, new_value)]
     old_text = apply(rec.text, of)
-    with vault.journalled([(rec.note, old_text), (new_path, new_text)]):
+    # refused (its folder not writable, an edit meanwhile): the old note put back, both or
+    # neither, a kill midway too (whole: Vault.journalled); a full disk: the journal writes
+    # the rest once there is room
+    with vault.journalled([(rec.note, old_text), (new_path, new_text)], whole=True):
         vault.write(rec.note, old_text, expected_hash=rec.hash)
-        try:
-            vault.write(new_path, new_text, overwrite=new_hash is not None,
-                        expected_hash=new_hash)
-        except VaultError as exc:  # refused (its folder not writable, an edit meanwhile): the
-            if not is_disk_full(exc):  # old note put back, both or neither (it said
-                with contextlib.suppress(VaultError):  # superseded by a note never written)
-                    vault.write(rec.note, rec.text, expected_hash=content_hash(old_text))
-            raise  # (a full disk: the journal writes the rest once there is room)
+        vault.write(new_path, new_text, overwrite=new_hash is not None, expected_hash=new_hash)
     return Correction(action, rec.note, trust_of(of).to_json(), (rec.note, new_path), new_path)
 
 

@@ -135,12 +135,16 @@ def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], 
     return True
 
 
-def drop_stale(folder: Path, prefix: str, keep: str) -> None:
+def drop_stale(folder: Path, prefix: str, keep: str,
+               done: Callable[[], None] | None = None) -> None:
     """Remove the mapped array files `prefix*.npy` of `folder` other than `keep`, the one the
-    index just written names (a process that mapped an old one keeps its pages)."""
+    index just written names (a process that mapped an old one keeps its pages); `done`
+    after each (the store's fault seam)."""
     for old in sorted(folder.glob(f"{prefix}*.npy")):
         if old.name != keep:
             old.unlink(missing_ok=True)
+            if done is not None:
+                done()
 
 
 def drop_dead_temps(folder: Path, *names: str) -> None:

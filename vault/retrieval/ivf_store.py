@@ -28,9 +28,10 @@ the base's store stays for catch-ups to other states.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp, drop_temps
+from ..storage.fileops import create_temp, drop_temps, folder_locked
 from ..storage.saved_arrays import map_npy, read_npz
 from .dense_store import drop_dead_temps, drop_stale, note_keys
 from .encoders import Encoder
@@ -82,9 +83,14 @@ def digest(keys: U8, fingerprint: str, shape: tuple[int, int], params: IvfParams
 
 
 def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
-         ivf: IvfStore, slot: Slot = BUILT) -> bool:
-    """Persist a build named `name` (its digest); False when the folder cannot be written."""
+         ivf: IvfStore, slot: Slot = BUILT, count_op: Callable[[], None] | None = None) -> bool:
+    """Persist a build named `name` (its digest); False when the folder cannot be written.
+    Both temporaries are written first; then, holding the folder's flock (`tidy` takes it
+    too), the codes renamed, the index renamed, the slot's other codes files removed.
+    `count_op` is called after each file operation (each temporary written, each rename, each
+    stale codes file removed: the store's fault seam, storage/faults.py)."""
     folder = Path(folder)
+    done = count_op or _nothing
     codes_name = f"{slot.codes}{name[:32]}.npy"
     drop_dead_temps(folder, slot.codes, slot.index)
     tmp_codes = folder / f".{codes_name}.{os.getpid()}.tmp"
@@ -99,18 +105,44 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
             at += block.shape[0]
         out.flush()
         del out
-        os.replace(tmp_codes, folder / codes_name)
+        done()
         with create_temp(tmp_index) as fh:
             np.savez(fh, version=np.int64(VERSION), digest=np.str_(name),
                      codes=np.str_(codes_name), counts=counts.astype(np.int64),
                      cut=cut.astype(np.bool_), centroids=ivf.centroids, mean=ivf.mean,
                      offsets=ivf.offsets, scale=ivf.scale, note=ivf.note)
-        os.replace(tmp_index, folder / slot.index)
+        done()
+        with folder_locked(folder):
+            os.replace(tmp_codes, folder / codes_name)
+            done()
+            os.replace(tmp_index, folder / slot.index)
+            done()
+            drop_stale(folder, slot.codes, codes_name, done)
     except (OSError, ValueError):
         drop_temps(tmp_codes, tmp_index)
         return False
-    drop_stale(folder, slot.codes, codes_name)
     return True
+
+
+def tidy(folder: str | Path, slot: Slot) -> None:
+    """Remove what a killed `save` of `slot` left in `folder` when a process loads the slot
+    instead of saving it again: the temporaries of dead writers, and the codes files its index
+    does not name (a kill between the index's rename and the stale codes' removal left the
+    older state's, for good). Under the folder's flock, so a live writer's codes, renamed in
+    before its index, are never taken for stale; a folder this process cannot change is left."""
+    folder = Path(folder)
+    if len(list(folder.glob(f"{slot.codes}*.npy"))) < 2 and not any(
+            folder.glob(f".{slot.codes}*.tmp")) and not any(folder.glob(f".{slot.index}.*.tmp")):
+        return
+    with contextlib.suppress(OSError), folder_locked(folder):
+        drop_dead_temps(folder, slot.codes, slot.index)
+        named = read_npz(folder / slot.index, lambda z: str(z["codes"]))
+        if named is not None and named.startswith(slot.codes):
+            drop_stale(folder, slot.codes, named)
+
+
+def _nothing() -> None:
+    return None
 
 
 def load(folder: str | Path, name: str, notes: int, slot: Slot = BUILT) -> Loaded | None:
@@ -160,16 +192,18 @@ def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[i
     for slot in present:
         got = load(folder, name, len(corpus), slot)
         if got is not None and 0 < approx_above < got.ivf.rows:
+            tidy(folder, slot)
             return got
     return None
 
 
 def save_build(folder: str | None, corpus: Corpus, fingerprint: str, shape: tuple[int, int],
                params: IvfParams, counts: I64, cut: npt.NDArray[np.bool_],
-               ivf: IvfStore, slot: Slot = BUILT) -> bool:
+               ivf: IvfStore, slot: Slot = BUILT,
+               count_op: Callable[[], None] | None = None) -> bool:
     """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made (or, in
     `CAUGHT`, a catch-up's, which is the same bytes: signals/dense.py)."""
     if folder is None:
         return False
     name = digest(note_keys(corpus, folder), fingerprint, shape, params)
-    return save(folder, name, counts, cut, ivf, slot)
+    return save(folder, name, counts, cut, ivf, slot, count_op)

@@ -175,7 +175,7 @@ class SearchEngine:
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:
         d, p, enc = self._derived, self.params, self.encoder
         env = None if enc is None else BuildEnv(enc, self.cache, p.max_tokens, p.max_note_units,
-                                                p.dense, self.scratch, progress)
+                                                p.dense, self.scratch, progress, self.count_op)
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
             updated = (update_derived(d, corpus) if d is not None
                        else from_base(corpus, self.scratch, env, self.count_op))

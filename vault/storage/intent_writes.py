@@ -8,7 +8,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused
+from ..errors import (
+    EditConflict,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    PathRefused,
+    PermissionDenied,
+)
 from ..notes.hashing import content_hash
 from . import intent_fields as fields
 from .intent_fields import VERSION
@@ -38,19 +45,27 @@ class Outcome:
 class Write:
     """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`;
     with `trash`, the bytes of `old_hash` put in the trash first (`Store.trash`, kept: a
-    hard link), so a kill between the copy and the write leaves both or neither."""
+    hard link), so a kill between the copy and the write leaves both or neither. `undo`: the
+    text of `old_hash`, which a whole intent's recovery puts back when another of its writes
+    cannot be made (None: not kept; a new note is undone by removing it)."""
 
     path: str
     old_hash: str | None
     new_text: str
     trash: bool = False
+    undo: str | None = None
 
 
 @dataclass(frozen=True)
 class WritesIntent:
-    """Several writes made as one operation (module docstring)."""
+    """Several writes made as one operation (module docstring). `whole`: all or none (a
+    fact's supersede: the old note and its successor); a recovery that cannot make one of
+    them (changed since, a folder at its path, not writable) takes back those it made or
+    found made, so the group ends as it was before (`apply_writes`), never half made."""
 
     writes: tuple[Write, ...]
+    whole: bool = False
+    refused: bool = False  # its process refused it midway: recovery only takes it back
 
     def to_json(self) -> dict[str, Any]:
         # "trash-writes": an rmh that cannot make the copies reports it unreadable, never
@@ -60,16 +75,34 @@ class WritesIntent:
 
     @classmethod
     def plan(cls, store: Store, notes: Sequence[tuple[str, str]],
-             trash: Collection[str] = ()) -> WritesIntent:
+             trash: Collection[str] = (), whole: bool = False) -> WritesIntent:
         """The intent of writing `notes` ((vault path, text)) over what the files hold now,
-        those at the paths `trash` copied to the trash first."""
-        return cls(tuple(Write(p, file_hash(store, p), text, p in trash) for p, text in notes))
+        those at the paths `trash` copied to the trash first; `whole` keeps each note's text
+        now as its `undo`."""
+        writes = []
+        for path, text in notes:
+            old_hash, undo = _now(store, path, whole)
+            writes.append(Write(path, old_hash, text, path in trash, undo))
+        return cls(tuple(writes), whole)
+
+
+def _now(store: Store, path: str, whole: bool) -> tuple[str | None, str | None]:
+    """(hash of the bytes at `path` now, their text when `whole` keeps it)."""
+    if not whole:
+        return file_hash(store, path), None
+    try:
+        text = store.read_text(path)
+    except (NoteNotFound, NotText):
+        return file_hash(store, path), None
+    return content_hash(text), text
 
 
 def _writes(value: object) -> tuple[Write, ...]:
     t = fields.text
     return tuple(Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
-                       t(w["new_text"]), w.get("trash") is True) for w in fields.objects(value))
+                       t(w["new_text"]), w.get("trash") is True,
+                       None if w.get("undo") is None else t(w["undo"]))
+                 for w in fields.objects(value))
 
 
 def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | None:
@@ -78,7 +111,8 @@ def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | Non
                                                               "archive-writes"):
         return None
     if doc["op"] != "archive-writes":
-        return WritesIntent(_writes(doc["writes"]))
+        return WritesIntent(_writes(doc["writes"]), doc.get("whole") is True,
+                            doc.get("refused") is True)
     archive = tuple((_note_id(a[0]), fields.text(a[1])) for a in doc["archive"])
     now = doc["now"]
     if not isinstance(now, float):
@@ -106,13 +140,24 @@ class ArchiveWritesIntent:
         return {"version": VERSION, "op": "archive-writes", **asdict(self)}
 
 
+_REFUSED = (EditConflict, NoteExists, NoteNotFound, PathRefused)
+
+
 def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
-    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent."""
+    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent.
+    A whole intent with a write left (or not permitted) is taken back instead (`_take_back`:
+    every write made, by this call or before, put back to its `undo` or removed)."""
     out = Outcome(name, "writes", "", "")
+    refused = (*_REFUSED, PermissionDenied) if intent.whole else _REFUSED
     with store.lock.held():
+        if intent.whole and intent.refused:
+            _take_back(store, intent, out)
+            return out
         for w in intent.writes:
             now = step_hash(store, w.path)
             if now == content_hash(w.new_text):
+                continue
+            if intent.whole and out.left:  # taken back below: not made
                 continue
             if now != w.old_hash:
                 out.left.append(w.path)
@@ -122,11 +167,33 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
                     store.trash(w.path, keep=True)
                 store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
                                  expected_hash=w.old_hash)
-            except (EditConflict, NoteExists, NoteNotFound, PathRefused):
+            except refused:
                 out.left.append(w.path)
                 continue
             out.written.append(w.path)
+        if intent.whole and out.left:
+            _take_back(store, intent, out)
     return out
+
+
+def _take_back(store: Store, intent: WritesIntent, out: Outcome) -> None:
+    """Put every write of the whole `intent` found made back as it was (last first, each
+    guarded by the hash of the text written: an edit since is left as it is)."""
+    out.state, out.written = "rolled back", []
+    for w in reversed(intent.writes):
+        made = content_hash(w.new_text)
+        if w.path in out.left or step_hash(store, w.path) != made:
+            continue
+        try:
+            if w.old_hash is None:
+                store.erase(w.path, expected_hash=made)
+            elif w.undo is not None and content_hash(w.undo) == w.old_hash:
+                store.write_text(w.path, w.undo, expected_hash=made)
+            else:
+                continue
+        except (*_REFUSED, PermissionDenied):
+            continue
+        out.written.append(w.path)
 
 
 def file_hash(store: Store, path: str) -> str | None:

@@ -39,7 +39,10 @@ live process are never touched (it holds the write lock throughout; none listed:
 
 A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
 (None: a new note) and its new text: recovery writes each one still at its old hash, keeps
-each already written, and leaves (and reports) one changed since.
+each already written, and leaves (and reports) one changed since. A whole one (a fact's
+supersede: all or none) that cannot make one of its writes takes back the others instead;
+one its process refused (marked `refused` before it took back what it had written) is only
+taken back: a change its caller was told was refused is never completed by the next open.
 
 A `ForgetIntent` (an erasure's plan) and an `ArchiveWritesIntent` (vault/archive_writes.py)
 are finished by the facade, which has the parts they need (the index, the ledger): an erasure
@@ -263,6 +266,12 @@ class Journal:
             fsync_dir(os.path.dirname(self.folder), done=self.store.count_op)
         taken = self.pending()
         name = f"{int(taken[-1][:-5]) + 1 if taken else 1:08d}.json"
+        self.replace(name, intent)
+        return name
+
+    def replace(self, name: str, intent: Intent) -> None:
+        """Write `intent` as intent file `name` (new, or in place of the one there, in one
+        rename: a refused whole intent becomes its take-back, `WritesIntent.refused`)."""
         tmp = os.path.join(self.folder, f".{name}.tmp")
         with create_temp(tmp) as fh:
             fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
@@ -272,7 +281,6 @@ class Journal:
         os.replace(tmp, os.path.join(self.folder, name))
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
-        return name
 
     def finish(self, name: str) -> None:  # remove a completed intent (the operation's last step)
         os.unlink(os.path.join(self.folder, name))

@@ -150,7 +150,8 @@ class DenseIndex:
     @classmethod
     def build(cls, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
               max_tokens: int = 256, progress: Progress | None = None, max_units: int = 0,
-              params: DenseParams | None = None, scratch: str | None = None) -> DenseIndex:
+              params: DenseParams | None = None, scratch: str | None = None,
+              count_op: Callable[[], None] | None = None) -> DenseIndex:
         """Chunk every note (title + body) and embed the chunks, reading/filling `cache`.
         With `max_units` > 0 a note contributes at most its first `max_units` chunks, so one
         huge note costs at most that many encoder calls (it stays findable by the lexical
@@ -183,7 +184,7 @@ class DenseIndex:
                              scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
             ivf_store.save_build(scratch, corpus, encoder.fingerprint, shape, p.ivf, counts, cut,
-                                 ivf)
+                                 ivf, count_op=count_op)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
             if scratch is not None:
@@ -203,7 +204,8 @@ class DenseIndex:
     def caught_up(cls, base: Corpus, corpus: Corpus, encoder: Encoder,
                   cache: EmbeddingCache | None, max_tokens: int = 256,
                   progress: Progress | None = None, max_units: int = 0,
-                  params: DenseParams | None = None, scratch: str | None = None) -> DenseIndex:
+                  params: DenseParams | None = None, scratch: str | None = None,
+                  count_op: Callable[[], None] | None = None) -> DenseIndex:
         """The index of `base` (a saved state: its stores load) brought up to `corpus`
         without compacting the exact layout. An IVF trained again on the way (`updated`) is
         saved in ivf_store's `CAUGHT` slot, and a later process catching up to the same
@@ -214,12 +216,14 @@ class DenseIndex:
         if kept is not None:
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
-        start = cls.build(base, encoder, cache, max_tokens, progress, max_units, p, scratch)
+        start = cls.build(base, encoder, cache, max_tokens, progress, max_units, p, scratch,
+                          count_op)
         out = start.updated(corpus, encoder, cache, max_tokens, progress, max_units,
                             compact=False)
         if out.ivf is not None and out.ivf is not start.ivf:
             ivf_store.save_build(scratch, corpus, encoder.fingerprint, shape, p.ivf,
-                                 out._base_counts(), out.cut, out.ivf, ivf_store.CAUGHT)
+                                 out._base_counts(), out.cut, out.ivf, ivf_store.CAUGHT,
+                                 count_op)
         return out
 
     def updated(

@@ -71,6 +71,7 @@ class BuildEnv:
     dense: DenseParams = field(default_factory=DenseParams)
     scratch: str | None = None
     progress: Progress | None = None
+    count_op: Callable[[], None] | None = None  # the store's fault seam (its saves in scratch)
 
 
 class Signal(Protocol[IndexT]):
@@ -155,7 +156,7 @@ class DenseSignal:
         if env.encoder is None:
             raise ValueError("the dense signal is built with an encoder")
         return DenseIndex.build(corpus, env.encoder, env.cache, env.max_tokens, env.progress,
-                                env.max_note_units, env.dense, env.scratch)
+                                env.max_note_units, env.dense, env.scratch, env.count_op)
 
     def update(self, index: DenseIndex, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> DenseIndex:
@@ -179,7 +180,8 @@ class DenseSignal:
         if env.encoder is None:
             raise ValueError("the dense signal is updated with an encoder")
         return DenseIndex.caught_up(base, corpus, env.encoder, env.cache, env.max_tokens,
-                                    env.progress, env.max_note_units, env.dense, env.scratch)
+                                    env.progress, env.max_note_units, env.dense, env.scratch,
+                                    env.count_op)
 
     def score(self, index: DenseIndex, query: Query) -> F64 | None:
         if query.encoder is None:
