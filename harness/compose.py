@@ -75,6 +75,7 @@ def search_params(cfg: Config) -> SearchParams:
         prior_scale=cfg.search.prior_scale,
         dense=DenseParams(approx_above=cfg.search.dense_approx_above,
                           retrain_max_rows=cfg.search.dense_retrain_max_rows,
+                          retrain_share=cfg.search.dense_retrain_share,
                           ivf=IvfParams(nprobe=cfg.search.dense_nprobe)),
         rerank_top_n=cfg.rerank.top_n,
         rerank_keep=cfg.rerank.keep,

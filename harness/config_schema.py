@@ -116,7 +116,7 @@ RULES: dict[str, dict[str, Rule]] = {
     "search": {"k": Rule(low=1, high=MAX_K), "rrf_k": COUNT, "max_note_units": COUNT,
                "cooccurrence": WEIGHT, "rrf_depth": COUNT, "push_above": COUNT,
                "dense_approx_above": COUNT, "dense_nprobe": POSITIVE, "redundancy_head": COUNT,
-               "dense_retrain_max_rows": COUNT,
+               "dense_retrain_max_rows": COUNT, "dense_retrain_share": Rule(high=1),
                "scope": COUNT, "prior_scale": WEIGHT, "calibrate": FLAG, "cloze": FLAG,
                "second_pass": FLAG, "weights": WEIGHT},
     "rerank": {"model_dir": TEXT, "top_n": Rule(low=1, high=MAX_RERANK),

@@ -23,7 +23,10 @@ class SearchSection:
     which the dense index is an int8 IVF (`dense_approx_above`) and the lists it scans per
     query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md); the
     largest IVF (chunks) trained again at every change (`dense_retrain_max_rows`; a larger
-    one keeps its lists until `rmh index`: vault/retrieval/signals/dense.py; 0 = never).
+    one keeps its lists until `rmh index`: vault/retrieval/signals/dense.py; 0 = never), and
+    the share of such an IVF's rows changed since its training at which a running process
+    trains it again and `rmh status`/`doctor` warn (`dense_retrain_share`, 0..1;
+    vault/retrieval/dense_health.py).
     Learning in ranking: `scope`, the query's top hits near which warmth and co-occurrence
     act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the
     learned prior (vault.SearchParams.prior_scale; 0 = learned usefulness never ranks);
@@ -44,6 +47,7 @@ class SearchSection:
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32
     dense_retrain_max_rows: int = 250_000  # vault.DenseParams().retrain_max_rows
+    dense_retrain_share: float = 0.1  # vault.DenseParams().retrain_share
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
     scope: int = 5  # vault.SearchParams().scope
     prior_scale: float = 0.2  # vault.SearchParams().prior_scale

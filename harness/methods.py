@@ -278,7 +278,8 @@ class Harness:
         corpus = self.vault.corpus()
         counts = dict(self.vault.counts())
         return {**counts, "edges": len(corpus.edges), "generation": corpus.generation,
-                "calibration": self.vault.calibration()}
+                "calibration": self.vault.calibration(),
+                "dense": self.vault.dense_health()}  # the index held: never built here
 
     async def status(self) -> dict[str, Any]:
         stats = await self.thread.acall(self._index_stats)

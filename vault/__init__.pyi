@@ -99,6 +99,7 @@ from .notes.trust import trust_of as _claim_trust
 from .retrieval.covered import coverage as _term_coverage
 from .retrieval.covered import query_terms as _topic_terms
 from .retrieval.cross_encoder import RunBound as RunBound
+from .retrieval.dense_health import dense_health_line as dense_health_line
 from .retrieval.encoders import Encoder as Encoder
 from .retrieval.encoders import MiniLmEncoder as MiniLmEncoder
 from .retrieval.fusion import order as order

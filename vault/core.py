@@ -60,9 +60,8 @@ class Vault(VaultWrites):
     @staticmethod
     def state_dir(root: Path, *, create: bool = False) -> Path:
         """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
-        too); NotAVault when it is missing, PathRefused when it is a symlink leaving the vault
-        (storage/state_folder.py). Where a learning ledger is opened before the vault
-        it is given to (`open(usage=...)`)."""
+        too); NotAVault when missing, PathRefused when a symlink leaving the vault (storage/
+        state_folder.py). Where a ledger is opened before its vault (`open(usage=...)`)."""
         return state_folder(root, STATE_DIR, create=create)
 
     @classmethod
@@ -88,16 +87,16 @@ class Vault(VaultWrites):
 
         The one constructor: the vault is built whole, with its search `engine` (or a function
         building it from the vault's own embedding cache, the index) and its usage recorder
-        (learning; default: none), and no part is replaced afterwards. Before anything else,
-        multi-file operations a killed process left unfinished are finished (storage/intents.py;
-        `doctor` lists them). With `auto_sync`, every call first brings the index up to date with
-        the folder; with `watch` as well (Linux), change notification replaces the full scan per
-        call. `fault_after`: Store's fault injection. `own_files(needles)` erases the caller's own
-        files (the hooks' memory) in each erasure a killed process left, before its intent goes
-        (vault/erasure_steps.py; `retry_at_rest`: erasure.recover's `at_rest`). On failure
-        `usage` is closed. A vault whose `.rmh/` this process may not write (a read-only mount,
-        another owner) opens read only: nothing is recovered or cleaned, the index is read as
-        its owner leaves it, and every write raises ReadOnlyVault before its first change."""
+        (learning; default: none), and no part is replaced afterwards. First, multi-file
+        operations a killed process left are finished (storage/intents.py; `doctor` lists them).
+        With `auto_sync` every call first syncs the index with the folder; with `watch` too
+        (Linux) change notification replaces the full scan per call. `fault_after`: Store's
+        fault injection. `own_files(needles)` erases the caller's own files (the hooks' memory)
+        in each erasure a killed process left, before its intent goes (vault/erasure_steps.py;
+        `retry_at_rest`: erasure.recover's `at_rest`). On failure `usage` is closed. A vault
+        whose `.rmh/` this process may not write (a read-only mount, another owner) opens read
+        only: nothing is recovered or cleaned, the index is read as its owner leaves it, and
+        every write raises ReadOnlyVault before its first change."""
         recorder = usage if usage is not None else NullUsage()
         try:
             state = cls.state_dir(root)
@@ -166,11 +165,10 @@ class Vault(VaultWrites):
     # -- index --------------------------------------------------------------------------------
 
     def sync(self, *, postpone_full: bool = False) -> SyncReport:
-        """Reconcile the index with the folder now (a read-only vault: nothing to reconcile
-        into; its index is read as its owner left it). With `postpone_full` (a report of the
-        index: status, doctor) a full disk postpones it as the open's is (`live.opening_sync`:
-        the index as it is, its `errors` say so); without (`rmh index`, asked to write it),
-        DiskFull."""
+        """Reconcile the index with the folder now (read only: nothing to reconcile into; its
+        index is read as its owner left it). With `postpone_full` (status, doctor) a full disk
+        postpones it as the open's is (`live.opening_sync`: the index as it is, its `errors`
+        say so); without (`rmh index`, asked to write it), DiskFull."""
         if self.read_only:
             return SyncReport(generation=self.index.generation())
         return self.live.opening_sync() if postpone_full else self.live.sync()
@@ -227,8 +225,7 @@ class Vault(VaultWrites):
     def neighbors(self, note: str, hops: int = 1, *, limit: int | None = None, offset: int = 0,
                   count: int | None = None) -> list[str]:
         """Notes within `hops` links (either direction), nearest first, then by path; only the
-        `count` (None: all) from position `offset` on (more than `limit` of those:
-        QuotaExceeded)."""
+        `count` (None: all) from position `offset` on (more than `limit` of them: QuotaExceeded)."""
         self.live.fresh()
         note_id = self._resolve(note)
         snap = self._snapshot()
@@ -347,6 +344,10 @@ class Vault(VaultWrites):
         """Notes, links and skipped files in the index."""
         return self.index.counts()
 
+    def dense_health(self, chunks: int | None = None, build: bool = False) -> dict[str, Any]:
+        """SearchEngine.dense_health of the notes as they are (`chunks`: theirs, if counted)."""
+        return self.engine.dense_health(self.corpus(), chunks, build)
+
     def index_stats(self) -> dict[str, StatRow]:
         """Each note's stat row (path -> size, mtime, ...), as the index holds them."""
         self.live.check()
@@ -376,10 +377,9 @@ class Vault(VaultWrites):
     # -- health ----------------------------------------------------------------------------------
 
     def change_detection(self) -> dict[str, Any]:
-        """How calls see edits made outside rmh: `watcher` (Linux inotify: only the paths it
-        reports are synced) or not (every call stats every note), `auto_sync`, and the stat
-        loop of a full sync: "c" (vault/storage/_stat_loop.c, built at install) or "python"
-        (os.lstat: no compiler at install, or RMH_NO_NATIVE set; ~1.7x slower at 10^6 notes)."""
+        """How calls see edits made outside rmh: `watcher` (Linux inotify: only its paths are
+        synced) or not (every call stats every note), `auto_sync`, the full sync's stat loop:
+        "c" (storage/_stat_loop.c) or "python" (no compiler, or RMH_NO_NATIVE; ~1.7x slower)."""
         return {"auto_sync": self.live.auto_sync, "watcher": self.watcher is not None,
                 "stat_loop": "c" if NATIVE_STAT_LOOP else "python"}
 

@@ -10,39 +10,28 @@ from typing import Any
 from harness.compose import open_vault
 from harness.config import Config, load
 from harness.config_file import user_path
-from vault import Vault, corpus_chunks
+from vault import Vault, dense_health_line
 
 from . import vault_commands
 from .output import emit
 
 
-def pending_embeddings(v: Vault) -> int | None:
-    """Dense units the embedding cache lacks (what the next `rmh index` embeds); None when
-    the engine has no encoder (`--no-dense`)."""
-    from harness.ray_jobs import missing_units
-
-    setup = v.embedding_setup()
-    if setup is None:
-        return None
-    encoder, cache, max_tokens, max_note_units = setup
-    texts, _, _ = corpus_chunks(v.corpus(), encoder.count_tokens, max_tokens, max_note_units)
-    return len(missing_units(texts, encoder.fingerprint, cache))
-
-
 def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
     """Counts, index generation, embeddings cached and pending, the sandbox tier, how edits
     are seen, and learning health (harness.commands.learn.learning_health)."""
-    from .health import sandbox_choice
+    from .health import dense_report, sandbox_choice
     from .learn import learning_health
 
     v.sync(postpone_full=True)  # on a full disk: the index as it is
     corpus = v.corpus()
     counts = dict(v.counts())
     sandbox = sandbox_choice(v)
+    health = dense_report(v) if dense else None
     doc: dict[str, Any] = {
         "vault": str(v.root), "index": {**counts, "generation": corpus.generation,
                                         "calibration": v.calibration()},
-        "embeddings_pending": pending_embeddings(v) if dense else None,
+        "embeddings_pending": None if health is None else health.pop("pending"),
+        "dense": health,
         "sandbox": sandbox["runs"], "changes": v.change_detection(),
         "read_only": v.read_only,
     }
@@ -66,6 +55,10 @@ def print_status(doc: dict[str, Any]) -> None:
     print(f"embeddings  {index.get('embeddings', 0)} cached, "
           + ("not checked (--no-dense)" if pending is None else f"{pending} pending"
              + (" (run `rmh index`)" if pending else "")))
+    dense = doc.get("dense")
+    if dense is not None:  # the IVF's rows changed since its training (dense_health.py)
+        print(("WARNING dense " if dense["level"] == "warning" else "dense       ")
+              + dense_health_line(dense))
     print(f"fusion      {index.get('calibration', 'off')}")
     rerank = doc.get("rerank")
     if rerank is not None:  # the cross-encoder's folder, or how to plug one in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.compose import load_reranker
+from harness.compose import load_reranker, open_vault
 from harness.config import Config, ConfigError, load
 from sandbox import (
     SandboxConfig,
@@ -14,7 +14,7 @@ from sandbox import (
     probe,
     tier_limits,
 )
-from vault import ModelUnavailable, Vault, nlp_status
+from vault import ModelUnavailable, Vault, corpus_chunks, dense_health_line, nlp_status
 
 from .learn import learning_health
 from .report_text import entry_line, section_lines
@@ -35,6 +35,55 @@ def doctor_report(v: Vault, *, settle_leftovers: bool = False) -> dict[str, Any]
     report["extraction"] = nlp_status()  # spaCy parse or the rules (conversation ingest)
     report["fusion"] = {"calibration": v.calibration()}  # vault/retrieval/calibration.py
     return report
+
+
+def pending_embeddings(v: Vault) -> tuple[int, int] | None:
+    """Dense units the embedding cache lacks (what the next `rmh index` embeds) and the
+    notes' dense units in all; None when the engine has no encoder (`--no-dense`)."""
+    from harness.ray_jobs import missing_units
+
+    setup = v.embedding_setup()
+    if setup is None:
+        return None
+    encoder, cache, max_tokens, max_note_units = setup
+    texts, _, _ = corpus_chunks(v.corpus(), encoder.count_tokens, max_tokens, max_note_units)
+    return len(missing_units(texts, encoder.fingerprint, cache)), len(texts)
+
+
+PREPARE_PENDING = 256  # units status embeds to prepare an IVF (MiniLM: ~10 ms each here)
+
+
+def dense_report(v: Vault) -> dict[str, Any] | None:
+    """The dense index's distance from a fresh build (vault/retrieval/dense_health.py), with
+    `pending`, the units to embed; an IVF over the retraining bound is prepared as a search
+    would (embedding what is pending) when at most PREPARE_PENDING units are, else left
+    "not checked" (`rmh index` embeds them and trains it). None: `--no-dense`."""
+    counted = pending_embeddings(v)
+    if counted is None:
+        return None
+    pending, chunks = counted
+    return {**v.dense_health(chunks, build=pending <= PREPARE_PENDING), "pending": pending}
+
+
+def dense_health(cfg: Config, notes: int) -> dict[str, Any]:
+    """The dense index's distance from a fresh build (browse.dense_report: rows changed since
+    the IVF's training, their share, the level, `rmh index`) where it can be an IVF over the
+    retraining bound: `notes` x [search] max_note_units (their most units) over
+    `dense_approx_above` and `dense_retrain_max_rows`; otherwise it is never stale (exact,
+    or trained at every change) and the embedder is not loaded. An embedder that cannot
+    load is reported, not a refusal."""
+    s = cfg.search
+    most = notes * s.max_note_units if s.max_note_units else None  # None: no bound
+    if not s.dense_approx_above or (most is not None and most <= max(
+            s.dense_approx_above, s.dense_retrain_max_rows)):
+        return {"layout": "exact or trained at every change", "level": "ok",
+                "untrained_rows": 0, "rows_at_most": most}
+    try:
+        with open_vault(cfg, rerank=False, learning=False) as v:
+            return dense_report(v) or {}
+    except ModelUnavailable as exc:
+        return {"layout": "not checked", "level": "ok", "untrained_rows": 0,
+                "reason": f"embedder unavailable: {exc.reason}"}
 
 
 def rerank_health(cfg: Config) -> dict[str, Any]:
@@ -100,6 +149,9 @@ def print_doctor(report: dict[str, Any]) -> None:
             print(f"  ... {len(items) - 20} more")
     for warning in report.get("learning", {}).get("warnings", []):
         print(f"WARNING (learning): {warning}")
+    dense = report.get("dense", {})
+    if dense.get("level") == "warning":  # vault/retrieval/dense_health.py
+        print(f"WARNING (dense): {dense_health_line(dense)}")
     if str(report.get("rerank", {}).get("state", "")).startswith("unavailable"):
         print(f"WARNING (rerank): model {report['rerank']['state']}; every other command "
               "that opens the vault refuses until [rerank] model_dir is fixed or removed")

@@ -110,7 +110,7 @@ def folder_arg(value: str) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .health import doctor_report, print_doctor, rerank_health
+    from .health import dense_health, doctor_report, print_doctor, rerank_health
 
     cfg = load(vault=args.vault)
     # an erasure left pending on a full disk is tried again here even if no space was freed;
@@ -118,10 +118,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     with open_vault(cfg, dense=False, retry_at_rest=True, rerank=False) as v:
         report: dict[str, Any] = {**doctor_report(v, settle_leftovers=args.settle_leftovers),
                                   "rerank": rerank_health(cfg)}
-        if args.json:
-            print(json_line(report))
-        else:
-            print_doctor(report)
+        notes = int(report["vault"]["counts"]["notes"])
+    report["dense"] = dense_health(cfg, notes)
+    if args.json:
+        print(json_line(report))
+    else:
+        print_doctor(report)
     return 0
 
 

@@ -21,6 +21,7 @@ def test_defaults_are_the_engines() -> None:
     assert section.dense_approx_above == params.dense.approx_above
     assert section.dense_nprobe == params.dense.ivf.nprobe
     assert section.dense_retrain_max_rows == params.dense.retrain_max_rows
+    assert section.dense_retrain_share == params.dense.retrain_share
     assert section.redundancy_head == params.redundancy_head == 0
     assert section.scope == params.scope and section.prior_scale == params.prior_scale
     assert section.calibrate == params.calibrate is False
@@ -30,12 +31,12 @@ def test_defaults_are_the_engines() -> None:
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text(
         "[search]\npush_above = 0\ndense_approx_above = 1000\ndense_nprobe = 8\n"
-        "dense_retrain_max_rows = 5000\n",
+        "dense_retrain_max_rows = 5000\ndense_retrain_share = 0.25\n",
         encoding="utf-8")
     params = search_params(load(vault=str(tmp_path), env={}))
     assert params.push_above == 0
     assert params.dense.approx_above == 1000 and params.dense.ivf.nprobe == 8
-    assert params.dense.retrain_max_rows == 5000
+    assert params.dense.retrain_max_rows == 5000 and params.dense.retrain_share == 0.25
 
 
 def test_cooccurrence_weight_is_configurable(tmp_path: Path) -> None:

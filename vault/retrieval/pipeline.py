@@ -80,6 +80,7 @@ from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
 from .cloze import Dense, cloze_calibration, never_calibrated
+from .dense_health import dense_health
 from .derived import Derived, build_derived, from_base, prepared, retrained, update_derived
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, long_query, top
@@ -161,6 +162,19 @@ class SearchEngine:
         that rows changed since its training is trained again. Returns counts (JSON-safe)."""
         view = retrained(self._view(corpus, progress), corpus, retrain)
         return prepared(view, corpus, described(self.calibration(corpus)))
+
+    def dense_health(self, corpus: Corpus, chunks: int | None = None,
+                     build: bool = False) -> dict[str, Any]:
+        """How far the dense index is from a fresh build (retrieval/dense_health.py): the one
+        held; with `build`, when none is held for `corpus` and `chunks` (its chunk rows) is
+        over `retrain_max_rows`, the one a search prepares now (never trained again here)."""
+        p, d = self.params.dense, self._derived
+        held = None if d is None else d.dense
+        if (build and (held is None or held.generation != corpus.generation)
+                and chunks is not None and 0 < p.approx_above < chunks
+                and chunks > p.retrain_max_rows):
+            held = self._view(corpus).dense
+        return dense_health(held, chunks, p, self.encoder is not None)
 
     def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
         """How many notes of `corpus` hold each token (`vault.tokenize` tokens; the BM25

@@ -41,7 +41,8 @@ def test_above_the_bound_the_lists_stay_and_the_staleness_is_said(
         seed: int, compact: bool) -> None:
     rng = np.random.default_rng(40 + seed)
     enc, cache = SyntheticEncoder(), MemoryEmbeddingCache()
-    params = replace(PARAMS, retrain_max_rows=1, compact_fraction=100.0)
+    params = replace(PARAMS, retrain_max_rows=1, compact_fraction=100.0,
+                     retrain_share=100.0)
     first = start([(f"note {i}", topic_body(rng)) for i in range(90)])
     base = DenseIndex.build(first.corpus, enc, cache, params=params)
     lists = _lists(base)

@@ -32,8 +32,9 @@ sequence of changes, in a running process or one catching up from a saved base, 
 scores the bits a fresh build gives it (same machine and BLAS). A retraining costs
 O(rows x lists x dim) (~2.5 s CPU at 250,000 rows: docs/measurements/session39/
 NOTES-DENSE41.md), so a larger index follows history instead: its centroids stay, new chunks
-join the nearest list, and it is trained again only at `compact_fraction` (in a running
-process) or by `retrained` (`rmh index`); until then `untrained_rows` says how many rows
+join the nearest list, and it is trained again only once the rows changed since its training
+pass `retrain_share` of its trained rows (in a running process) or by `retrained`
+(`rmh index`); until then `untrained_rows` says how many rows
 changed since its training, and hits beyond the first can differ from a fresh build's.
 """
 
@@ -73,6 +74,10 @@ class DenseParams:
     # equals a fresh build; a larger one keeps its lists until `retrained` (~2.5 s CPU at
     # 250,000 rows: NOTES-DENSE41.md); 0 = never at a change
     retrain_max_rows: int = 250_000
+    # above it, the share of trained rows changed (added, edited, removed) at which a running
+    # process trains again and `rmh status` warns (retrieval/dense_health.py; measured:
+    # NOTES-DENSE42.md)
+    retrain_share: float = 0.1
     ivf: IvfParams = field(default_factory=IvfParams)
 
 
@@ -260,8 +265,8 @@ class DenseIndex:
         if approx and (self.ivf is None or out.n_chunks <= self.params.retrain_max_rows):
             return out._compacted(corpus.paths)  # a fresh build's lists (module docstring)
         due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
-        return (out._compacted(corpus.paths) if compact and due > self.params.compact_fraction
-                * self.base_rows else out)
+        share = self.params.compact_fraction if self.ivf is None else self.params.retrain_share
+        return out._compacted(corpus.paths) if compact and due > share * self.base_rows else out
 
     def retrained(self, corpus: Corpus) -> DenseIndex:
         """This index (of `corpus`) with its IVF trained again when rows changed since its
