@@ -334,6 +334,18 @@ def remove_all() -> None:
         _leave(*_HOST.pop())
 
 
+def forked() -> None:
+    """In a process forked from the supervisor (launch.py): none of its groups or its v2 leaf
+    are this process's to remove or leave; the inherited lock descriptors are closed (the
+    supervisor's own keep the locks)."""
+    global _LOCK, _SETUP_LOCK
+    _LOCK, _SETUP_LOCK = threading.Lock(), threading.Lock()
+    for lock in [*_MADE.values(), *(host[2] for host in _HOST)]:
+        cgroup_owner.release(lock)
+    _MADE.clear()
+    _HOST.clear()
+
+
 def _leave(parent: Path, leaf: Path, lock: int | None) -> None:
     """Undo the move into `leaf` (cgroup v2, `_setup_once`), in the order the kernel allows:
     `-cpu` in the parent's subtree_control (off before: the move was made only then), the

@@ -374,4 +374,16 @@ def _at_exit() -> None:
     cpu_group.remove_all()
 
 
+def _forked() -> None:
+    """In a process forked from the supervisor: it owns none of the supervisor's workers (its
+    exit handler, inherited, killed them all: session 40, NOTES-SBX16), nor their groups; its
+    spawner thread was not forked with it (a sandbox started there waited for it forever)."""
+    global _LIVE_LOCK, _SPAWNER
+    _LIVE_LOCK = threading.Lock()  # another thread may have held it at the fork
+    _LIVE.clear()
+    _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmh-sandbox-spawner")
+    cpu_group.forked()
+
+
 atexit.register(_at_exit)
+os.register_at_fork(after_in_child=_forked)
