@@ -12,6 +12,7 @@ the holder's death, seen from every namespace that shares the hierarchy)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -81,6 +82,24 @@ def _mine(tags: set[str]) -> list[str]:
                   if any(name.startswith(f"{tag}.") for tag in tags))
 
 
+def _emptied(tags: set[str]) -> list[str]:
+    """Wait (up to 30 s, for a loaded machine) until no process is left in their groups: the
+    workers of a supervisor that is gone die with it (PDEATHSIG, the PID namespace's end);
+    the groups still holding one after that."""
+    found = _cpu_cgroup()
+    assert found is not None
+    end = time.monotonic() + 30.0
+    while True:
+        busy = []
+        for name in _mine(tags):
+            with contextlib.suppress(FileNotFoundError):
+                if (found[1] / name / "cgroup.procs").read_text().split():
+                    busy.append(name)
+        if not busy or time.monotonic() > end:
+            return busy
+        time.sleep(0.1)
+
+
 def _checks_hold(out: str) -> list[str]:
     """The CHECK lines that found the group gone, a process outside it or a failed cell."""
     return [line for line in out.splitlines()
@@ -104,6 +123,7 @@ def test_a_killed_supervisors_group_goes_at_the_next_start_in_any_namespace(
     assert len(_mine({tag})) == 1
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert _emptied({tag}) == []
     nxt = subprocess.run(_argv(next_in == "pidns", TIERS[0], "1", "go"), env=ENV, cwd="/",
                          capture_output=True, text=True, timeout=120)
     assert nxt.stdout.rstrip().endswith("DONE"), nxt.stderr[-2000:]
@@ -117,7 +137,8 @@ def test_supervisors_racing_in_several_namespaces(seed: int) -> None:
     """Eight supervisors at once, half as pid 1 of PID namespaces of their own, half killed -9
     at a seeded point (start, probe, cell, close), the others exiting after one to three
     sandboxes; every check of a live one finds its group there and every worker process in
-    it; once all are gone and one more starts, none of their groups is left."""
+    it; no worker outlives its supervisor; once all are gone and one more starts, none of
+    their groups is left."""
     rng = random.Random(seed)
     plan = [(rng.random() < 0.5, rng.randint(1, 3), rng.uniform(0.3, 5.0) if k % 2 else None)
             for k in range(8)]
@@ -134,6 +155,7 @@ def test_supervisors_racing_in_several_namespaces(seed: int) -> None:
         tags |= {line.split()[1] for line in out.splitlines() if line.startswith("TAG")}
         assert _checks_hold(out) == []
         assert kill_at is not None or out.rstrip().endswith("DONE"), out
+    assert _emptied(tags) == []
     subprocess.run(_argv(False, TIERS[0], "1", "go"), env=ENV, cwd="/", check=True,
                    capture_output=True, timeout=120)
     assert _mine(tags) == []
