@@ -6,9 +6,10 @@ multiprocessing helper that ends by sys.exit). Main's exit handler ran in such a
 to remove the parent's groups (cgroup v2: turned `cpu` off under them and moved itself out);
 the parent's next cell then found its worker dead and its namespace lost (session 40,
 NOTES-SBX16); and a sandbox the child started itself waited forever for the spawner thread,
-which was not forked with it. Real supervisors in subprocesses, every tier; the child ends
-normally. (The child's copy of the Sandbox object is not its own either: closing it there
-still kills the worker; not covered here.)"""
+which was not forked with it; and the child's copy of the parent's Sandbox sent its cells to
+the parent's worker and killed it when closed (leaving a `with` block): it is refused there
+now, and closing it closes only the child's descriptors. Real supervisors in subprocesses,
+every tier; the child ends normally."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ TIERS = [t for t in probe().available if "unsafe" not in t]
 
 SUPERVISOR = textwrap.dedent("""
     import os, signal, sys
-    from sandbox import Sandbox, SandboxConfig
+    from sandbox import Sandbox, SandboxConfig, SandboxError
     sb = Sandbox(SandboxConfig(tier=sys.argv[1]), {})
     print(sb.exec("x = 41").ok, flush=True)
     group = sb._proc.group
@@ -36,6 +37,13 @@ SUPERVISOR = textwrap.dedent("""
         if pid == 0:
             if how == "exit":
                 sys.exit(0)  # atexit handlers run
+            if how == "inherited":  # the parent's Sandbox: refused, and closing it is harmless
+                try:
+                    sb.exec("x = 0")
+                    os._exit(3)
+                except SandboxError:
+                    sb.close()
+                    os._exit(0)
             if how == "sandbox":  # one of its own (the test fails, not hangs, where it cannot)
                 signal.alarm(60)
                 with Sandbox(SandboxConfig(tier=sys.argv[1]), {}) as own:
@@ -53,10 +61,11 @@ SUPERVISOR = textwrap.dedent("""
 @pytest.mark.parametrize("tier_name", TIERS)
 def test_a_forked_child_that_exits_leaves_the_parents_worker_alone(tier_name: str) -> None:
     run = subprocess.run([sys.executable, "-c", SUPERVISOR, tier_name, "exit", "_exit", "sandbox",
-                          "exit"],
+                          "inherited", "exit"],
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd="/",
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == ["True", "exit 0 True 42 False True",
                                        "_exit 0 True 43 False True", "sandbox 0 True 44 False True",
-                                       "exit 0 True 45 False True"]
+                                       "inherited 0 True 45 False True",
+                                       "exit 0 True 46 False True"]
