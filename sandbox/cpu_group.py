@@ -7,7 +7,8 @@ their CPU (session 38, NOTES-SBX13). A group bounds it: each worker gets its own
 of the supervisor's cpu cgroup, made before the worker starts (`make`), the worker's processes
 moved in before any cell exists (`CpuGroup.place`), and removed at the worker's end
 (`CpuGroup.remove`), at the supervisor's exit (`remove_all`), and, for a supervisor killed
-outright, by the next supervisor's start (`_sweep`: groups named after a process that is gone).
+outright, by the next supervisor's start (cgroup_owner.py: the sweep of groups no live
+supervisor holds a lock on, judged alike from every PID namespace).
 
 The limits (kernel Documentation/admin-guide/cgroup-v2.rst "CPU Interface Files";
 Documentation/admin-guide/cgroup-v1/cgroups.rst for the files, Documentation/scheduler/
@@ -29,9 +30,9 @@ the user). cgroup v2 needs a delegated subtree (systemd `Delegate=yes`, cgroup-v
 "Delegation") with the cpu controller: because of the "no internal process" rule the
 supervisor first moves itself into a leaf of its own (`rmh-sandbox.PID.START.PIDNS.host`) and
 enables `+cpu` in its cgroup's `cgroup.subtree_control`; at its exit (`remove_all`) it turns
-`cpu` off there again and moves back (`_leave`), so the service's cgroup is left as found (a
-supervisor killed outright leaves both: its empty leaf goes at the next start's sweep, and
-`+cpu` stays). Where neither works (an unprivileged
+`cpu` off there again and moves back (`_leave`), so the service's cgroup is left as found,
+unless another supervisor still relies on it (a supervisor killed outright leaves both: its
+empty leaf goes at the next start's sweep, and `+cpu` stays). Where neither works (an unprivileged
 user without delegation) `probe` says why and workers run as before, in the supervisor's
 cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`). So they do inside a
 cgroup namespace whose hierarchy was mounted outside it: /proc/self/cgroup is relative to the
@@ -53,10 +54,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import shortage
+from . import cgroup_owner, shortage
 from .config import SandboxError
 
-PREFIX = "rmh-sandbox."
 PERIOD_US = 100_000
 QUOTA_US = 100_000  # one CPU
 # The CFS weight of each nice value, -20..19 (kernel/sched/core.c sched_prio_to_weight).
@@ -121,13 +121,13 @@ class CpuGroup:
                 continue
             break
         with _LOCK:
-            _MADE.discard(self.path)
+            cgroup_owner.release(_MADE.pop(self.path, None))
         return True
 
 
 _LOCK = threading.Lock()
-_MADE: set[Path] = set()
-_HOST: list[tuple[Path, Path]] = []  # (cgroup, leaf) this supervisor moved itself into (v2)
+_MADE: dict[Path, int] = {}  # each group made and not removed: the descriptor of its lock
+_HOST: list[tuple[Path, Path, int | None]] = []  # (cgroup, leaf, its lock): moved into (v2)
 _COUNTER = itertools.count(1)
 
 
@@ -169,7 +169,7 @@ def _own_cgroup() -> Hierarchy | str:
             path = own[key]
             rel = path[len(root):] if root != "/" and path.startswith(root) else path
             directory = Path(mountpoint) / rel.lstrip("/")
-            if directory.name == f"{_tag()}.host":  # moved there by a setup not kept
+            if directory.name == f"{cgroup_owner.tag()}.host":  # moved there by a setup not kept
                 directory = directory.parent
             elif str(os.getpid()) not in _read(directory / "cgroup.procs").split():
                 # inside a cgroup namespace whose hierarchy was mounted outside it the path
@@ -191,57 +191,6 @@ def _read(path: Path) -> str:
         if shortage.passing(exc):
             raise
         return ""
-
-
-def _start_time(pid: int) -> str | None:
-    """Field 22 of /proc/PID/stat (proc(5)): with the pid, names one process for its life."""
-    try:
-        data = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return data.rsplit(b")", 1)[1].split()[19].decode()
-
-
-def _pid_namespace() -> str:
-    """The inode of this process's PID namespace (namespaces(7)), "" where none can be read."""
-    try:
-        return str(os.stat("/proc/self/ns/pid").st_ino)
-    except OSError:
-        return ""
-
-
-INIT_PID_NAMESPACE = "4026531836"  # PROC_PID_INIT_INO (include/linux/proc_ns.h)
-
-
-def _tag() -> str:
-    """PREFIX + pid.start.pidns: a pid and its start time name a process only within its PID
-    namespace, so the namespace is part of the name (session 40: a supervisor that is pid 1 of
-    a namespace had its new, still empty group removed by a host supervisor's sweep, which
-    read the host's pid 1 as its owner and found another start time)."""
-    pid = os.getpid()
-    return f"{PREFIX}{pid}.{_start_time(pid)}.{_pid_namespace()}"
-
-
-def _gone(parts: list[str]) -> bool:
-    """Whether the supervisor a group's name (pid, start, pidns, suffix) names is gone; only a
-    name of this PID namespace can be checked. Older names (pid, start, suffix) are judged
-    from the initial PID namespace only."""
-    ours = ((len(parts) == 4 and parts[2] == _pid_namespace())
-            or (len(parts) == 3 and _pid_namespace() == INIT_PID_NAMESPACE))
-    return ours and parts[0].isdigit() and _start_time(int(parts[0])) != parts[1]
-
-
-def _sweep(parent: Path) -> None:
-    """rmdir the groups a supervisor that is gone left (killed outright: no exit handler
-    ran); a group still busy is left for a later start."""
-    try:
-        names = sorted(os.listdir(parent))
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(PREFIX) and _gone(name[len(PREFIX):].split(".")):
-            with contextlib.suppress(OSError):
-                (parent / name).rmdir()
 
 
 def _setup() -> Hierarchy | str:
@@ -268,21 +217,24 @@ def _setup_found() -> Hierarchy | str:
     found = _own_cgroup()
     if isinstance(found, str):
         return found
-    _sweep(found.parent)
+    cgroup_owner.sweep(found.parent)
     if found.version == 2 and "cpu" not in _read(found.parent / "cgroup.subtree_control").split():
-        leaf = found.parent / f"{_tag()}.host"
+        leaf = found.parent / f"{cgroup_owner.tag()}.host"
+        lock = None
         try:
             leaf.mkdir(mode=0o755, exist_ok=True)
+            lock = cgroup_owner.hold(leaf)
             _write(leaf / "cgroup.procs", "0")  # the whole supervisor (cgroup-v2.rst)
             _write(found.parent / "cgroup.subtree_control", "+cpu")
         except (OSError, CpuGroupError) as exc:
             with contextlib.suppress(OSError, CpuGroupError):
                 _write(found.parent / "cgroup.procs", "0")
                 leaf.rmdir()
+            cgroup_owner.release(lock)
             if shortage.passing(exc):
                 raise
             return f"cgroup v2 at {found.parent} is not delegated with cpu: {exc}"
-        _HOST.append((found.parent, leaf))
+        _HOST.append((found.parent, leaf, lock))
     try:
         _make(found).remove()
     except CpuGroupError as exc:
@@ -296,10 +248,10 @@ def _setup_found() -> Hierarchy | str:
 
 
 def _make(found: Hierarchy) -> CpuGroup:
-    for _ in range(100):  # a name another supervisor took (a /proc shared by PID namespaces
-        path = found.parent / f"{_tag()}.{next(_COUNTER)}"  # can name two alike) is passed
-        try:
-            path.mkdir(mode=0o755)
+    for _ in range(100):  # a name taken (a /proc shared by PID namespaces can name two alike;
+        path = found.parent / f"{cgroup_owner.tag()}.{next(_COUNTER)}"  # a sweeper got it
+        try:  # before its lock was held: cgroup_owner.make_held) is passed over
+            lock = cgroup_owner.make_held(path)
             break
         except FileExistsError:
             continue
@@ -309,7 +261,7 @@ def _make(found: Hierarchy) -> CpuGroup:
     else:
         raise CpuGroupError(f"cannot make a cgroup in {found.parent}: every name taken")
     with _LOCK:
-        _MADE.add(path)
+        _MADE[path] = lock
     group = CpuGroup(found.version, path)
     try:
         try:
@@ -382,15 +334,38 @@ def remove_all() -> None:
         _leave(*_HOST.pop())
 
 
-def _leave(parent: Path, leaf: Path) -> None:
+def forked() -> None:
+    """In a process forked from the supervisor (launch.py): none of its groups or its v2 leaf
+    are this process's to remove or leave; the inherited lock descriptors are closed (the
+    supervisor's own keep the locks)."""
+    global _LOCK, _SETUP_LOCK
+    _LOCK, _SETUP_LOCK = threading.Lock(), threading.Lock()
+    for lock in [*_MADE.values(), *(host[2] for host in _HOST)]:
+        cgroup_owner.release(lock)
+    _MADE.clear()
+    _HOST.clear()
+
+
+def _leave(parent: Path, leaf: Path, lock: int | None) -> None:
     """Undo the move into `leaf` (cgroup v2, `_setup_once`), in the order the kernel allows:
     `-cpu` in the parent's subtree_control (off before: the move was made only then), the
     whole supervisor back into the parent (a cgroup with a controller on for its children
-    holds no process: cgroup-v2.rst "No Internal Process Constraint"), the leaf removed. A
-    step refused ends it there: a child that turned `cpu` on below (EBUSY) keeps it on and
-    the supervisor in its leaf; a process it started, born in the leaf and still alive,
-    keeps the leaf (the sweep's, once empty)."""
+    holds no process: cgroup-v2.rst "No Internal Process Constraint"), the leaf removed.
+    Only the last to leave turns `cpu` off: where the parent holds another cgroup once the
+    groups of supervisors that are gone are swept (another supervisor that moved into its own
+    leaf before this one turned `cpu` on, and its workers' groups), `-cpu` would take the
+    controller from under them (their limits gone, their next group refused for want of
+    `cpu.weight.nice`; session 40, NOTES-SBX16): nothing is undone, as for a supervisor
+    killed outright, and the next start's sweep takes the leaf. A step refused ends it there:
+    a child that turned `cpu` on below (EBUSY) keeps it on and the supervisor in its leaf; a
+    process it started, born in the leaf and still alive, keeps the leaf (the sweep's, once
+    empty)."""
+    cgroup_owner.sweep(parent)
+    with contextlib.suppress(OSError):
+        if any(entry.is_dir() and entry.name != leaf.name for entry in os.scandir(parent)):
+            return
     with contextlib.suppress(CpuGroupError, OSError):
         _write(parent / "cgroup.subtree_control", "-cpu")
         _write(parent / "cgroup.procs", "0")
         leaf.rmdir()
+    cgroup_owner.release(lock)

@@ -171,6 +171,9 @@ class Sandbox:
         with self._exec_lock:
             if self._closed:
                 raise SandboxError("the sandbox is closed")
+            if self._proc is not None and self._proc.owner != os.getpid():
+                raise SandboxError(f"the sandbox belongs to process {self._proc.owner}: a "
+                                   f"process forked from it must open its own")
             issues = lint.check(code) if self.config.lint else []
             if refused := [i for i in issues if i.severity == "refuse"]:
                 error = ErrorInfo("LintError", "\n".join(str(i) for i in refused))

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -188,15 +188,23 @@ class WorkerProcess:
     stderr: int
     group: cpu_group.CpuGroup | None = None  # its own cpu cgroup, where one can be made
     _paused: tuple[bool, tuple[int, ...]] | None = None
+    owner: int = field(default_factory=os.getpid)  # the process that spawned it
 
     def kill(self) -> None:
-        """SIGKILL the whole process group (idempotent; never signals anything else)."""
-        if self.proc.returncode is None:
+        """SIGKILL the whole process group (idempotent; never signals anything else; a no-op in
+        a process forked from the supervisor: the worker is not its own)."""
+        if self.proc.returncode is None and os.getpid() == self.owner:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
-        """Kill, reap, and close the host's descriptors."""
+        """Kill, reap, and close the host's descriptors (in a forked process only its
+        copies of the descriptors)."""
+        if os.getpid() != self.owner:
+            for fd in (self.to_worker, self.from_worker, self.stdout, self.stderr):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            return
         self.kill()
         self.proc.wait()
         with _LIVE_LOCK:
@@ -252,7 +260,7 @@ class WorkerProcess:
                          signal.SIGCONT)
 
     def _signal(self, pids: tuple[int, ...], signum: int) -> None:
-        if self.proc.returncode is None:
+        if self.proc.returncode is None and os.getpid() == self.owner:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signum)
@@ -374,4 +382,16 @@ def _at_exit() -> None:
     cpu_group.remove_all()
 
 
+def _forked() -> None:
+    """In a process forked from the supervisor: it owns none of the supervisor's workers (its
+    exit handler, inherited, killed them all: session 40, NOTES-SBX16), nor their groups; its
+    spawner thread was not forked with it (a sandbox started there waited for it forever)."""
+    global _LIVE_LOCK, _SPAWNER
+    _LIVE_LOCK = threading.Lock()  # another thread may have held it at the fork
+    _LIVE.clear()
+    _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmh-sandbox-spawner")
+    cpu_group.forked()
+
+
 atexit.register(_at_exit)
+os.register_at_fork(after_in_child=_forked)

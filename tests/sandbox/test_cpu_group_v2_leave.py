@@ -12,12 +12,18 @@ real. The real v2 run is left to a host that has one (NOTES-HOUSE39.md)."""
 from __future__ import annotations
 
 import errno
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sandbox import cpu_group
+from sandbox import cgroup_owner, cpu_group
+
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 
 @pytest.fixture
@@ -46,7 +52,7 @@ def test_the_exit_moves_the_supervisor_back_and_turns_cpu_off(
         v2: tuple[Path, list[str]]) -> None:
     parent, writes = v2
     assert cpu_group.status()[0]
-    leaf = f"{cpu_group._tag()}.host"
+    leaf = f"{cgroup_owner.tag()}.host"
     assert writes[:2] == [f"{leaf}/cgroup.procs 0", "cgroup.subtree_control +cpu"]
     group = cpu_group.make()
     assert group is not None and group.path.is_dir()
@@ -76,4 +82,59 @@ def test_a_refused_step_ends_the_undo_there(
     del writes[:]
     cpu_group.remove_all()
     assert writes == ["cgroup.subtree_control -cpu"]
-    assert [p.name for p in parent.iterdir()] == [f"{cpu_group._tag()}.host"]
+    assert [p.name for p in parent.iterdir()] == [f"{cgroup_owner.tag()}.host"]
+
+
+# Another supervisor in the same cgroup: it moved into a leaf of its own before this one turned
+# `cpu` on (both started at once) and made a worker's group there, as cpu_group._make does
+# (the control files are not there in a folder: its writes are dropped); it holds the group
+# until stdin closes.
+OTHER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from sandbox import cpu_group
+    cpu_group._write = lambda path, value: None
+    group = cpu_group._make(cpu_group.Hierarchy(2, Path(sys.argv[1])))
+    print(group.path.name, flush=True)
+    sys.stdin.read()
+""")
+
+
+def _other(parent: Path) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", OTHER, str(parent)], env=ENV, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+def test_the_exit_leaves_cpu_on_while_another_supervisor_relies_on_it(
+        v2: tuple[Path, list[str]]) -> None:
+    """main: `-cpu` at this supervisor's exit took the controller from under the other
+    supervisor's live worker group (its limits gone, its next group refused for want of
+    cpu.weight.nice). Now the last to leave turns it off; this one stays in its leaf."""
+    parent, writes = v2
+    assert cpu_group.status()[0]
+    proc, name = _other(parent)
+    try:
+        del writes[:]
+        cpu_group.remove_all()
+        assert writes == []
+        assert sorted(p.name for p in parent.iterdir()) == sorted(
+            [name, f"{cgroup_owner.tag()}.host"])
+    finally:
+        proc.communicate("", timeout=30)
+
+
+def test_the_last_supervisor_to_leave_turns_cpu_off(v2: tuple[Path, list[str]]) -> None:
+    """The other supervisor was killed -9 with its group made: the exit's sweep removes the
+    group, and this supervisor, the last in the cgroup, turns `cpu` off and moves back."""
+    parent, writes = v2
+    assert cpu_group.status()[0]
+    proc, name = _other(parent)
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert (parent / name).is_dir()
+    del writes[:]
+    cpu_group.remove_all()
+    assert writes == ["cgroup.subtree_control -cpu", "cgroup.procs 0"]
+    assert list(parent.iterdir()) == []

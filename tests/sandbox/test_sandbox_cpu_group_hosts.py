@@ -168,11 +168,11 @@ def test_in_a_cgroup_namespace_the_worker_stays_in_the_supervisors_cgroup(
 
 TAKEN = textwrap.dedent("""
     import sys
-    from sandbox import Sandbox, SandboxConfig, cpu_group, probe
+    from sandbox import Sandbox, SandboxConfig, cgroup_owner, cpu_group, probe
     if not probe().cpu_group:
         print("no group"); sys.exit(0)
     found = cpu_group._setup()
-    taken = [found.parent / f"{cpu_group._tag()}.{n}" for n in (2, 3)]  # the next names
+    taken = [found.parent / f"{cgroup_owner.tag()}.{n}" for n in (2, 3)]  # the next names
     for path in taken:
         path.mkdir()
     try:
