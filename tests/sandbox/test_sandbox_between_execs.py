@@ -165,11 +165,17 @@ def test_a_cell_s_interval_timer_ends_with_it(tier: str, which: str) -> None:
     of a cell runs after its answer."""
     if tier not in probe().available:
         pytest.skip(f"tier {tier} is not available here")
-    sb = Sandbox(SandboxConfig(tier=tier, deadline_s=10, memory_mb=256, lint=False), {})
+    sb = Sandbox(SandboxConfig(tier=tier, deadline_s=120, memory_mb=256, lint=False), {})
     try:
         res = sb.exec(f"import signal\nkept = 1\nsignal.setitimer(signal.{which}, 0.3)")
         assert res.ok and not res.state_lost, res.to_json()
-        res = sb.exec("n = 0\nfor _ in range(15_000_000):\n    n += 1\nkept")  # ~0.5 CPU-s
+        # The next cell spends 0.6 s of user CPU, read from the kernel (so also at least 0.6
+        # s of wall): a timer left armed (0.3 s of user, user + system or wall time) fires
+        # inside it on any machine. Not a fixed loop: 15 million additions took 10.7 s of
+        # wall at a load average of 27 on 2 cores (past a 10 s deadline), and a fast machine
+        # runs them in under 0.3 s of CPU.
+        res = sb.exec("import os\nu0 = os.times().user\nwhile os.times().user - u0 < 0.6:\n"
+                      "    for _ in range(100_000):\n        pass\nkept")
         assert res.ok and not res.state_lost and res.value == "1", res.to_json()
     finally:
         sb.close()
