@@ -95,19 +95,26 @@ def above_pointers(final: F64, lifted: Mask, holders: Mask, eligible: Mask, of: 
     t = np.asarray(of.terms, dtype=np.int64).ravel()
     query = frozenset(stems(content_terms(of.query)))
     csr = links.tocsr()
-    ranked = np.sort(final[eligible])
+    ranked: F64 | None = None  # the eligible scores, sorted when a partial mover needs them
     out, moved = final.copy(), 0
     for d in movers.tolist():
         nb = csr.indices[csr.indptr[d]: csr.indptr[d + 1]]
         nb = nb[eligible[nb] & ~holders[nb] & ~lifted[nb] & (t[nb] < t[d])
                 & (final[nb] >= final[d])]
         tops = sorted(nb.tolist(), key=lambda p: (-float(final[p]), p))
-        found = [p for p in tops if links_to(edges, p, d) and restates(of.bodies[p], query)]
-        if found and part[d]:  # partial evidence: pass only the pointers just above d
-            found = [p for p in found if _between(ranked, final[d], final[p]) == sum(
-                final[d] <= final[o] <= final[p] for o in found) + 1]
-        if found:
-            out[d], moved = np.nextafter(final[found[0]], np.inf), moved + 1
+        top = None
+        if not part[d]:
+            top = next((p for p in tops if links_to(edges, p, d)
+                        and restates(of.bodies[p], query)), None)
+        elif tops:  # evidence in part: only a run of pointers just above d, nearest first
+            ranked = np.sort(final[eligible]) if ranked is None else ranked
+            for k, p in enumerate(reversed(tops), start=2):
+                if not (links_to(edges, p, d) and restates(of.bodies[p], query)
+                        and _between(ranked, final[d], final[p]) == k):
+                    break
+                top = p
+        if top is not None:
+            out[d], moved = np.nextafter(final[top], np.inf), moved + 1
     return out, moved
 
 
