@@ -81,7 +81,9 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 26  # 26: a note used wholly for the query is placed just above a thinner
+LEARNING_VERSION = 27  # 27: a note used in part for the query passes the
+# pointers to it just above it, nothing between (retrieval/cited.py `partial`)
+# 26: a note used wholly for the query is placed just above a thinner
 # note that restates the query and links to it (retrieval/cited.py; anchor text)
 # 25: a note passed over for another question (strict skip gate < 1)
 # still holds the lifts not wholly about this one (retrieval/learned_stages.py, replay.whole_of)

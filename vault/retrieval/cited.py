@@ -20,6 +20,17 @@ pointer keeps its place and score. It acts only with learned evidence for the qu
 without it ranks as before; a note named by the query (`holders`: a map of content asked for
 by its title) or one whose own lift is wholly about the query (used for it too) is never passed.
 The one number, "more than half", is what "chiefly" means; nothing was fitted.
+
+Learning v27: a note whose learned score on the query is positive but not wholly about it
+(`partial`: a rewording of the question it was used for, another claim about the same page)
+passes the pointers to it too, but only a run of them lying just above it, nothing else ranked
+between: the licence hold (scope.py `hold_unlicensed`, Joachims 2002) keeps such a lift below
+the notes the learning-free ranking put above it, and a pointer is no competitor but a
+description of the note (its anchor text), so passing it compares the note with nothing it
+was not already compared with. Measured on BEIR SciFact's training claims as a held-out
+learning workload (bench/scifact_learning.py, NOTES-LRN26.md): under v26 the citing agent's
+two answer notes for a claim stood just above the abstract, third, for the other claim about
+it in 37 of 60 questions at its first asking.
 """
 
 from __future__ import annotations
@@ -70,26 +81,43 @@ def restates(body: str, query: frozenset[str]) -> bool:
     return 2 * sum(w in query for w in words) > len(words)
 
 
-def above_pointers(final: F64, lifted: Mask, holders: Mask, eligible: Mask, of: Pointers
-                   ) -> tuple[F64, int]:
+def above_pointers(final: F64, lifted: Mask, holders: Mask, eligible: Mask, of: Pointers,
+                   partial: Mask | None = None) -> tuple[F64, int]:
     """(`final` with every note of `lifted` placed just above the highest pointer to it that
-    scores at least as high, how many moved); module docstring. The pointers' scores are read
-    before any move, the lifted notes in index order."""
+    scores at least as high, and every note of `partial` just above the highest pointer to it
+    with only pointers to it between them, how many moved); module docstring. The pointers'
+    scores are read before any move, the movers in index order."""
     links, edges = of.links, of.edges
-    movers = np.flatnonzero(lifted & eligible & (final > 0))
+    part = np.zeros_like(lifted) if partial is None else partial & ~lifted
+    movers = np.flatnonzero((lifted | part) & eligible & (final > 0))
     if movers.size == 0 or links.nnz == 0:
         return final, 0
     t = np.asarray(of.terms, dtype=np.int64).ravel()
     query = frozenset(stems(content_terms(of.query)))
     csr = links.tocsr()
+    ranked: F64 | None = None  # the eligible scores, sorted when a partial mover needs them
     out, moved = final.copy(), 0
     for d in movers.tolist():
         nb = csr.indices[csr.indptr[d]: csr.indptr[d + 1]]
         nb = nb[eligible[nb] & ~holders[nb] & ~lifted[nb] & (t[nb] < t[d])
                 & (final[nb] >= final[d])]
         tops = sorted(nb.tolist(), key=lambda p: (-float(final[p]), p))
-        top = next((p for p in tops if links_to(edges, p, d) and restates(of.bodies[p], query)),
-                   None)
+        top = None
+        if not part[d]:
+            top = next((p for p in tops if links_to(edges, p, d)
+                        and restates(of.bodies[p], query)), None)
+        elif tops:  # evidence in part: only a run of pointers just above d, nearest first
+            ranked = np.sort(final[eligible]) if ranked is None else ranked
+            for k, p in enumerate(reversed(tops), start=2):
+                if not (links_to(edges, p, d) and restates(of.bodies[p], query)
+                        and _between(ranked, final[d], final[p]) == k):
+                    break
+                top = p
         if top is not None:
             out[d], moved = np.nextafter(final[top], np.inf), moved + 1
     return out, moved
+
+
+def _between(ranked: F64, low: float, high: float) -> int:
+    """How many of the sorted scores `ranked` lie in [low, high]."""
+    return int(np.searchsorted(ranked, high, "right") - np.searchsorted(ranked, low, "left"))

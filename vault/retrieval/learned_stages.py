@@ -9,6 +9,7 @@ that keep every learned input below the notes a query names.
     the licence hold (v24, v25)                                       scope.hold_unlicensed
     a note used for the query, just above a thin note restating it    cited.above_pointers
       that links to it (v26)
+      or, used in part, above such notes just above it only (v27)
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -129,7 +130,7 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
     if cites is not None:
-        final, placed = above_pointers(final, whole_ & (pr > 0), named, ok, cites)
+        final, placed = above_pointers(final, whole_ & (pr > 0), named, ok, cites, pr > 0)
         if placed:
             stages["prior"] += f"; {placed} placed above thin notes linking to them"
     return final

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vault import Ledger, Vault
 from vault.retrieval.cited import Pointers, above_pointers
@@ -78,3 +79,44 @@ def test_only_a_thinner_note_linking_to_the_page_is_passed() -> None:
     assert above_pointers(final, lifted, named, ok, of)[1] == 0
     other = Pointers(links, edges, of.terms, bodies, ["another", "question"])
     assert above_pointers(final, lifted, ~ok, ok, other)[1] == 0  # 2 does not restate it
+
+
+@pytest.mark.parametrize("reworded", ["Does a Publish site support a password for visitors?",
+                                      "How can readers of my Publish site be asked for a "
+                                      "password?"])
+def test_a_rewording_used_in_part_passes_the_pointer_too(tmp_path: Path, reworded: str) -> None:
+    """Learning v27: the page read for QUESTION, asked in other words (its learned evidence
+    only partly about them), passes the answer note restating the question just above it."""
+    clock = Clock()
+    v, ledger = vault_with(tmp_path, clock, "answers/a1.md",
+                           f"Q: {QUESTION}\n\nFrom [[Security]].\n")
+    with v:
+        assert titles(v, reworded)[:2] == ["a1", "Security"]
+        reading_sessions(v, ledger, clock, QUESTION, "Security")
+        hits = v.search(reworded, learn=False)
+        assert [h.title for h in hits.hits][:2] == ["Security", "a1"]
+        assert "1 placed above thin notes linking to them" in hits.stages["prior"]
+        held_and_replayed(v, hits, "Security", reworded, clock)
+    ledger.close()
+
+
+def test_partial_evidence_passes_only_the_pointers_just_above() -> None:
+    """Page 4 lifted in part: pointers 3 and 2 lie just above it, then note 1 (no pointer),
+    then pointer 0. It goes just above 2, never past 1; lifted wholly, just above 0. With
+    note 1 between it and every pointer nothing moves."""
+    final = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    ok = np.ones(5, dtype=np.bool_)
+    src, dst = np.array([0, 2, 3, 4, 4, 4]), np.array([4, 4, 4, 0, 2, 3])
+    links = adjacency_of(5, src, dst)
+    edges = [(0, 4), (2, 4), (3, 4)]
+    bodies = ["the page [[4]]", "the page and more", "the page [[4]]", "the page [[4]]",
+              "the page itself, in full"]
+    of = Pointers(links, edges, np.array([5, 40, 5, 5, 20]), bodies, ["the", "page"])
+    page = np.array([False, False, False, False, True])
+    out, moved = above_pointers(final, ~ok, ~ok, ok, of, page)
+    assert moved == 1 and out[4] == np.nextafter(0.7, 1.0)
+    assert list(np.argsort(-out, kind="stable")) == [0, 1, 4, 2, 3]
+    assert above_pointers(final, page, ~ok, ok, of)[0][4] == np.nextafter(0.9, 1.0)
+    low = np.array([0.9, 0.8, 0.7, 0.6, 0.55])
+    low[1] = 0.58  # note 1 now between the page and every pointer
+    assert above_pointers(low, ~ok, ~ok, ok, of, page)[1] == 0
