@@ -224,12 +224,25 @@ def cmd_hook(args: argparse.Namespace) -> int:
         else:
             text = _run_hook(args, HookInput.parse(given))
     except Exception as exc:  # a hook must not break its client, whatever went wrong
-        print(f"rmh hook {args.event}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"rmh hook {args.event}: {_why(exc)}", file=sys.stderr)
         text = ""
     out = answer(client, args.event, text)
     if out:
         print(out)
     return 0
+
+
+def _why(exc: Exception) -> str:
+    """The stderr line of a hook that did nothing: a `.rmh` refused (a symlink or a folder
+    put in the vault's state folder's place) says that nothing was read through it and what
+    to do, not only the exception's name (HOUSE40)."""
+    from vault import PathRefused
+
+    if isinstance(exc, PathRefused) and exc.path == ".rmh":
+        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason}); "
+                "rmh reads no memory through it. Put the vault's own .rmh folder back in "
+                "its place")
+    return f"{type(exc).__name__}: {exc}"
 
 
 def register(sub: Any) -> None:
