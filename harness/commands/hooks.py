@@ -23,7 +23,7 @@ from harness.config import home_dir, load
 from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
 from harness.hooks_client import read_input, too_long_line
 
-from .output import emit
+from .output import counted, emit
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -142,8 +142,9 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
                         end_only(v, session)
                     raise
                 used = list(doc.get("used", []))
-                print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
-                      f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+                print(f"rmh hook {args.event}: {counted(doc['turns'], 'turn')}, "
+                      f"{counted(doc['written'], 'note')} written, "
+                      f"{counted(doc['skipped_lines'], 'line')} skipped", file=sys.stderr)
                 from harness.extraction import fallback_lines
 
                 for line in fallback_lines(doc.get("extraction", {})):

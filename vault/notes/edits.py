@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import EditRefused
+from ..plural import counted
 from .frontmatter import BOM, find_block
 
 EditKind = Literal["append", "prepend", "section", "replace"]
@@ -143,8 +144,8 @@ def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, 
     matches = [i for i, h in enumerate(all_heads)
                if h[3] == wanted and (level_given == 0 or h[2] == level_given)]
     if len(matches) != 1:
-        raise EditRefused("section", f"heading {wanted!r} matches {len(matches)} headings",
-                          expected=1, found=len(matches))
+        raise EditRefused("section", f"heading {wanted!r} matches "
+                          f"{counted(len(matches), 'heading')}", expected=1, found=len(matches))
     i = matches[0]
     _, head_end, level, _ = all_heads[i]
     end = next((h[0] for h in all_heads[i + 1:] if h[2] <= level), len(text))
@@ -171,7 +172,7 @@ def _replace_count(text: str, edit: Edit) -> int:
     assert edit.find
     count = text.count(edit.find)
     if count == 0 or (edit.expected_count is not None and count != edit.expected_count):
-        raise EditRefused("replace", f"{edit.find[:80]!r} occurs {count} times",
+        raise EditRefused("replace", f"{edit.find[:80]!r} occurs {counted(count, 'time')}",
                           expected=edit.expected_count, found=count)
     return count
 
