@@ -45,7 +45,6 @@ from vault import (
     PathRefused,
     checkpoint,
     connect_state,
-    counted,
     held_state,
     operation_made,
 )
@@ -100,7 +99,7 @@ def parse_answer(answer: str, text: str) -> tuple[tuple[str, ...], int]:
     if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
         raise MalformedAnswer("not a JSON array of strings")
     if len(doc) > MAX_ENTITIES:
-        raise MalformedAnswer(f"{counted(len(doc), 'item')} (at most {MAX_ENTITIES})")
+        raise MalformedAnswer(f"{len(doc)} items (at most {MAX_ENTITIES})")  # always plural
     folded = " ".join(text.split()).casefold()
     kept: dict[str, None] = {}
     dropped = 0
@@ -373,8 +372,8 @@ class _Streak:
 
     def broken(self) -> str:
         with self._lock:
-            return (f"not asked: the calls of {counted(self._failed, 'turn')} in a row failed "
-                    f"(the last: {self._last})" if self._failed >= BREAK_AFTER else "")
+            return (f"not asked: the calls of {self._failed} turns in a row failed (the last: "
+                    f"{self._last})" if self._failed >= BREAK_AFTER else "")  # always plural
 
     def failed(self, why: str) -> str:
         with self._lock:

@@ -19,6 +19,9 @@ NOUNS = ("notes", "chunks", "turns", "sessions", "entities", "facts", "events", 
 COUNT_THEN_NOUN = re.compile(rf"^ ({'|'.join(map(re.escape, NOUNS))})\b")
 
 
+SIMPLE = (ast.Return, ast.Raise, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+
+
 def _fixed(expr: ast.expr) -> bool:
     """A value that is no count a user's data decides: a constant (MAX_ITEMS, self.LIMIT)."""
     name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
@@ -26,10 +29,17 @@ def _fixed(expr: ast.expr) -> bool:
 
 
 def hand_plurals(path: Path) -> list[str]:
-    """`file:line: f-string` of each formatted value followed by " NOUNs"."""
+    """`file:line: f-string` of each formatted value followed by " NOUNs", but in an f-string
+    whose statement says "# always plural" (a count never 1: past a bound of 2 or more)."""
     found: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.JoinedStr):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    tree = ast.parse(text)
+    plural = {id(n) for s in ast.walk(tree) if isinstance(s, SIMPLE)
+              and "# always plural" in "\n".join(lines[s.lineno - 1:s.end_lineno or 0])
+              for n in ast.walk(s)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.JoinedStr) or id(node) in plural:
             continue
         parts = node.values
         for before, value, after in zip([None, *parts], parts, parts[1:], strict=False):
