@@ -95,14 +95,30 @@ def session_name(client: str, session_id: str) -> str:
     return f"hook-{client}-{session_id or 'unknown'}"
 
 
+def state_fd(root: Path) -> int | None:
+    """A descriptor of the folder VAULT/.rmh, or None where `.rmh` is no folder or a symlink
+    (O_NOFOLLOW): the daemon's settings and socket are found through it, never through a link
+    put in `.rmh`'s place, which named another vault's daemon (its notes were injected as this
+    vault's memory, HOUSE40); the full path then refuses such a `.rmh` (PathRefused) and says
+    so on stderr. The caller closes it."""
+    try:
+        return os.open(root / ".rmh", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
 def settings(root: Path) -> dict[str, Any] | None:
     """The settings the running daemon published (VAULT/.rmh/hooks-daemon.json: its pid,
     `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), or None (no daemon, unreadable, or
     not what a daemon writes). The hook must never hold its client: a FIFO in the file's
     place is not read (opened plainly, it waits for a writer forever), and a wait that is not
     a number from 0 to MAX_WAIT_S (NaN, 1e308: past what a socket timeout takes) is refused."""
+    state = state_fd(root)
+    if state is None:
+        return None
     try:
-        fd = os.open(root / ".rmh" / SETTINGS, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(SETTINGS, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     dir_fd=state)
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SETTINGS_BYTES:
@@ -112,6 +128,8 @@ def settings(root: Path) -> dict[str, Any] | None:
             os.close(fd)
     except (OSError, ValueError, RecursionError):
         return None
+    finally:
+        os.close(state)
     if not isinstance(doc, dict):
         return None
     wait = doc.get("wait_s")
@@ -130,14 +148,19 @@ def daemon_request(root: Path, request: dict[str, Any],
                    timeout: float = CLIENT_TIMEOUT_S) -> dict[str, Any] | None:
     """The daemon's answer to `request`, or None (no daemon, too slow, a bad answer): never
     raises and never waits past `timeout` seconds in all."""
-    path = socket_path(root)
-    if path is None or not path.exists():
+    path, state = socket_path(root), state_fd(root)
+    if state is None:
         return None
     deadline = time.monotonic() + timeout
     try:
+        held = f"/proc/self/fd/{state}/{SOCKET}"  # the folder checked, whatever `.rmh` is now
+        if not os.path.isdir("/proc/self/fd") and path is not None:
+            held = str(path)  # no /proc: the plain path, the symlink checked just before
+        if path is None or not os.path.exists(held):
+            return None
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
-            s.connect(str(path))
+            s.connect(held)
             s.sendall(json.dumps(request).encode() + b"\n")
             data = b""
             while not data.endswith(b"\n"):
@@ -152,6 +175,8 @@ def daemon_request(root: Path, request: dict[str, Any],
         doc = json.loads(data)
     except (OSError, ValueError, RecursionError):  # an answer nested past the parser too
         return None
+    finally:
+        os.close(state)
     return doc if isinstance(doc, dict) else None
 
 

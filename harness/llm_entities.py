@@ -99,7 +99,7 @@ def parse_answer(answer: str, text: str) -> tuple[tuple[str, ...], int]:
     if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
         raise MalformedAnswer("not a JSON array of strings")
     if len(doc) > MAX_ENTITIES:
-        raise MalformedAnswer(f"{len(doc)} items (at most {MAX_ENTITIES})")
+        raise MalformedAnswer(f"{len(doc)} items (at most {MAX_ENTITIES})")  # always plural
     folded = " ".join(text.split()).casefold()
     kept: dict[str, None] = {}
     dropped = 0
@@ -373,7 +373,7 @@ class _Streak:
     def broken(self) -> str:
         with self._lock:
             return (f"not asked: the calls of {self._failed} turns in a row failed (the last: "
-                    f"{self._last})" if self._failed >= BREAK_AFTER else "")
+                    f"{self._last})" if self._failed >= BREAK_AFTER else "")  # always plural
 
     def failed(self, why: str) -> str:
         with self._lock:

@@ -19,6 +19,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
 import prompts
+from vault import counted
 
 if TYPE_CHECKING:  # the openai package costs seconds to import; only its types are needed here
     import anyio  # (a command that needs no LLM, `rmh read`, imports no anyio either)
@@ -109,7 +110,7 @@ def build_request(slice_text: str, question: str, max_words: int | None = None) 
     The slice cannot forge the closing fence: it would have to contain its own hash.
     """
     fence = hashlib.sha256(slice_text.encode("utf-8")).hexdigest()[:16]
-    rule = f"Answer in at most {max_words} words." if max_words else ""
+    rule = f"Answer in at most {counted(max_words, 'word')}." if max_words else ""
     user = Template(prompts.load("rlm_user")).substitute(
         fence=fence, slice=slice_text, question=question.strip(), length_rule=rule
     )

@@ -27,7 +27,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vault import Corpus, EmbeddingCache, Encoder, MiniLmEncoder, corpus_chunks, embedding_key
+from vault import (
+    Corpus,
+    EmbeddingCache,
+    Encoder,
+    MiniLmEncoder,
+    corpus_chunks,
+    counted,
+    embedding_key,
+)
 
 from .errors import HarnessError
 
@@ -153,8 +161,8 @@ def embed_on_ray(
             if progress is not None:
                 progress(done, len(units), "embedding on ray")
     except ray.exceptions.RayError as exc:
-        raise RayFailed(f"the Ray job failed after {done} of {len(units)} chunks (kept in "
-                            f"the cache): {worker_error(exc)}") from exc
+        raise RayFailed(f"the Ray job failed after {done} of {counted(len(units), 'chunk')} "
+                        f"(kept in the cache): {worker_error(exc)}") from exc
     return done
 
 

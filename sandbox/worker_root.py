@@ -119,7 +119,8 @@ def limit_files(path: str, inodes: int) -> None:
             keep |= ms_flag
     _mount(None, path, None, _MS_REMOUNT | keep, f"nr_inodes={inodes}")
     if not 0 < os.statvfs(path).f_files <= inodes:
-        raise MountError(f"{path} still allows more than {inodes} files after the remount")
+        raise MountError(f"{path} still allows more files than nr_inodes={inodes} after the "
+                         "remount")
 
 
 def _own_namespaces() -> None:

@@ -96,6 +96,7 @@ from .notes.text import content_terms as content_terms
 from .notes.text import tokenize as tokenize
 from .notes.times_asked import asked_alone as asked_alone
 from .notes.trust import trust_of as _claim_trust
+from .plural import counted as counted
 from .retrieval.covered import coverage as _term_coverage
 from .retrieval.covered import query_terms as _topic_terms
 from .retrieval.cross_encoder import RunBound as RunBound

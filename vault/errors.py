@@ -44,6 +44,8 @@ import resource
 import sqlite3
 from collections import Counter
 
+from .plural import counted
+
 
 class VaultError(Exception):
     """Base of every error raised by the vault package."""
@@ -345,7 +347,7 @@ class ErasurePending(VaultError):
         """The message without the fix (a client gets `fix` apart); host paths only if `host`."""
         steps = "; ".join(f"{s} {t}".rstrip() + f": {e}" + (f" (x{n})" if n > 1 else "")
                           for (s, t, e), n in self._steps(host).items())
-        return f"erasure pending ({self.intent}, {self.notes} notes): {steps}"
+        return f"erasure pending ({self.intent}, {counted(self.notes, 'note')}): {steps}"
 
     def data(self) -> dict[str, object]:
         return {"intent": self.intent, "notes": self.notes, "fix": self.fix,

@@ -17,7 +17,7 @@ from harness.llm import Broker, RlmError
 from harness.vault_ops import UnrecordedVault, VaultCalls, VaultThread
 
 from .operation_commands import operation, value_type
-from .output import emit, fail
+from .output import counted, emit, fail
 
 
 def human(result: AskResult, status: dict[str, Any]) -> str:
@@ -41,8 +41,9 @@ def human(result: AskResult, status: dict[str, Any]) -> str:
         if step.get("sub_questions"):
             line += "; sub-questions: " + "; ".join(step["sub_questions"])
         lines.append(line)
-    lines.append(f"usage: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits,"
-                 f" {tokens.get('prompt', 0)}+{tokens.get('completion', 0)} tokens")
+    lines.append(f"usage: {counted(usage.get('calls', 0), 'call')}, "
+                 f"{counted(usage.get('cache_hits', 0), 'cache hit')}, "
+                 f"{tokens.get('prompt', 0)}+{tokens.get('completion', 0)} tokens")
     return "\n".join(lines)
 
 

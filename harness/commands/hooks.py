@@ -23,7 +23,7 @@ from harness.config import home_dir, load
 from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
 from harness.hooks_client import DAEMON_LATE, late_line, read_input, too_long_line
 
-from .output import emit
+from .output import counted, emit
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -142,8 +142,9 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
                         end_only(v, session)
                     raise
                 used = list(doc.get("used", []))
-                print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
-                      f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+                print(f"rmh hook {args.event}: {counted(doc['turns'], 'turn')}, "
+                      f"{counted(doc['written'], 'note')} written, "
+                      f"{counted(doc['skipped_lines'], 'line')} skipped", file=sys.stderr)
                 from harness.extraction import fallback_lines
 
                 for line in fallback_lines(doc.get("extraction", {})):
@@ -224,12 +225,25 @@ def cmd_hook(args: argparse.Namespace) -> int:
         else:
             text = _run_hook(args, HookInput.parse(given))
     except Exception as exc:  # a hook must not break its client, whatever went wrong
-        print(f"rmh hook {args.event}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"rmh hook {args.event}: {_why(exc)}", file=sys.stderr)
         text = ""
     out = answer(client, args.event, text)
     if out:
         print(out)
     return 0
+
+
+def _why(exc: Exception) -> str:
+    """The stderr line of a hook that did nothing: a `.rmh` refused (a symlink or a folder
+    put in the vault's state folder's place) says that nothing was read through it and what
+    to do, not only the exception's name (HOUSE40)."""
+    from vault import PathRefused
+
+    if isinstance(exc, PathRefused) and exc.path == ".rmh":
+        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason}); "
+                "rmh reads no memory through it. Put the vault's own .rmh folder back in "
+                "its place")
+    return f"{type(exc).__name__}: {exc}"
 
 
 def register(sub: Any) -> None:

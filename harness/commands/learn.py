@@ -117,8 +117,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         finally:
             ledger.close()
     verb = "checked" if args.check else "rebuilt"
-    emit(args, doc, f"{verb} learned state from {doc['events']} events: "
-                    f"{doc['notes']} notes, {doc['pairs']} pairs; stored state "
+    emit(args, doc, f"{verb} learned state from {counted(doc['events'], 'event')}: "
+                    f"{counted(doc['notes'], 'note')}, {counted(doc['pairs'], 'pair')}; stored "
+                    "state "
                     f"{'matched' if same else 'DIFFERED'}")
     return 0 if same or not args.check else 1
 

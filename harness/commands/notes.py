@@ -82,7 +82,8 @@ def cmd_index(args: argparse.Namespace) -> int:
                                       args.ray, args.ray_workers, Progress())
         doc["prepared"] = v.prepare(progress=Progress(), retrain=True)  # a stale IVF too
         counts = doc["counts"] = v.counts()
-        on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
+        on_ray = (f"; {counted(doc['ray']['embedded'], 'chunk')} embedded on Ray"
+                  if "ray" in doc else "")
         emit(args, doc,
              f"indexed {counted(counts['notes'], 'note')} (+{len(report['added'])} "
              f"~{len(report['updated'])} -{len(report['removed'])} renamed "
@@ -135,7 +136,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise CommandFailed(f"two vaults given: {args.path} and --vault {args.vault}")
     target = Path(args.path or args.vault or "rmh-demo-vault").absolute()  # never $RMH_VAULT
     count = write_demo_vault(target)
-    lines = [f"demo vault with {count} notes at {target}"]
+    lines = [f"demo vault with {counted(count, 'note')} at {target}"]
     searches = []
     with open_vault(load(vault=target), dense=not args.no_dense) as v:
         for query in ("who owns the billing service?", "what broke on Monday"):

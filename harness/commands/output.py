@@ -10,6 +10,8 @@ import sys
 from datetime import date
 from typing import Any, NoReturn, TextIO
 
+from vault import counted as counted  # the one plural rule (vault/plural.py)
+
 from ..terminal import escaped
 
 _JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")  # only ever inside a JSON string
@@ -60,12 +62,6 @@ def emit(args: argparse.Namespace, doc: Any, human: str) -> None:
     elif human:
         print(for_terminal(human.encode("utf-8", "backslashreplace").decode("utf-8"),
                            sys.stdout))
-
-
-def counted(n: int, noun: str, nouns: str = "") -> str:
-    """"1 note", "0 notes", "3 notes" (`nouns`: the plural where it is not NOUN + "s"): human
-    output said "(1 notes)" and "1 sessions" (NEWUSER9)."""
-    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
 
 
 def fail(message: str) -> NoReturn:

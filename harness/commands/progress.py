@@ -18,6 +18,8 @@ import threading
 import time
 from typing import Any, TextIO
 
+from .output import counted
+
 INTERVAL_S = 2.0
 
 
@@ -62,7 +64,7 @@ class Progress:
             self._bar = tqdm(total=total, desc=what, unit="chunk", file=Trusted(self.stream),
                              leave=True, dynamic_ncols=True, mininterval=0.0)
         else:
-            print(f"{what}: {total} chunks ...", file=self.stream, flush=True)
+            print(f"{what}: {counted(total, 'chunk')} ...", file=self.stream, flush=True)
         if total > 0:
             self._beat = threading.Thread(target=self._beats, name="rmh-progress", daemon=True)
             self._beat.start()

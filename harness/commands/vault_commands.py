@@ -192,7 +192,7 @@ COMMANDS: tuple[Command, ...] = (
         Arg("date_from", ("--from",), metavar="DATE_FROM", help="ISO date, inclusive"),
         Arg("date_to", ("--to",), metavar="DATE_TO", help="ISO date, inclusive")),
         lambda args, doc: (doc, line(doc["text"] or (
-            f"(no relevant line fits in {doc['budget_words']} words: "
+            f"(no relevant line fits in {counted(doc['budget_words'], 'word')}: "
             f"{doc['candidates']} candidate(s); raise --budget)" if doc.get("relevant", True) else
             "Nothing in memory is relevant to this question."))),
         dense=True, json_last=True, described=False),
@@ -214,7 +214,8 @@ def _link_lines(links: list[dict[str, Any]]) -> str:
             f"#{ln['heading']}" if ln.get("heading") else "")
         text = f"{shown} -> {_link_end(ln)}"
         counts[text] = counts.get(text, 0) + 1
-    return "\n".join(text if n == 1 else f"{text} ({n} times)" for text, n in counts.items())
+    return "\n".join(text if n == 1 else f"{text} ({counted(n, 'time')})"
+                     for text, n in counts.items())
 
 
 def _link_end(link: dict[str, Any]) -> str:

@@ -246,7 +246,7 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     n = len(items)
     lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
     if lex.shape[0] != n:
-        raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
+        raise ValueError(f"lexical scores: {lex.shape[0]}, items: {n} (one score an item)")
     terms: dict[str, frozenset[str]] = {}  # a conversation's: its speakers left out
     lex = lex.copy()
     for i in np.flatnonzero(lex).tolist():  # the gate, where there is a score to gate

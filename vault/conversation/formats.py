@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import ConversationFormatError
 from ..notes.clocks import MONTHS
+from ..plural import counted
 
 FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"
@@ -119,7 +120,7 @@ def with_entities(conv: Conversation,
     turn had. The caller's extractor (an LLM, in the harness) hands its answer in as data."""
     turns = conv.turns()
     if len(per_turn) != len(turns):
-        raise ValueError(f"{len(per_turn)} entity lists for {len(turns)} turns")
+        raise ValueError(f"{len(per_turn)} entity lists for {counted(len(turns), 'turn')}")
     it = iter(per_turn)
     sessions = []
     for s in conv.sessions:

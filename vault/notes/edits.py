@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import EditRefused
+from ..plural import counted
 from .frontmatter import BOM, find_block
 
 EditKind = Literal["append", "prepend", "section", "replace"]
@@ -53,14 +54,22 @@ class Edit:
     expected_count: int | None = 1
 
 
+# A line ends at CRLF, a lone CR or LF, and nowhere else: how the index reads a note's lines
+# (frontmatter.lines_view; CodeMirror's `\r\n?|\n`). `str.splitlines` also ends one at \x0b,
+# \x0c, \x1c-\x1e, \x85, U+2028 and U+2029: `top\u2028# Plans` was a section to an edit and
+# no heading to the index, and the prepend found the same line ends another way (HOUSE40).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _lines(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, line without its newline) for every line of `text`."""
+    """(start, end, line without its line end) for every line of `text` (`_LINE_END`)."""
     out: list[tuple[int, int, str]] = []
     pos = 0
-    for line in text.splitlines(keepends=True):
-        bare = line.rstrip("\r\n")
-        out.append((pos, pos + len(line), bare))
-        pos += len(line)
+    for m in _LINE_END.finditer(text):
+        out.append((pos, m.end(), text[pos:m.start()]))
+        pos = m.end()
+    if pos < len(text):  # the last line, unended
+        out.append((pos, len(text), text[pos:]))
     return out
 
 
@@ -128,11 +137,11 @@ def _prepend_end(text: str, at: int, added: str) -> str:
     lands before ordinary text, is inserted as given. The line end is the one that line has."""
     if not added or added.endswith(("\n", "\r")):
         return ""
-    end = min((i for i in (text.find("\n", at), text.find("\r", at)) if i >= 0),
-              default=len(text))
-    if not (_HEADING.fullmatch(text[at:end]) or _FENCE.match(text[at:end])):
+    m = _LINE_END.search(text, at)
+    line = text[at:m.start() if m else len(text)]
+    if not (_HEADING.fullmatch(line) or _FENCE.match(line)):
         return ""
-    return "\r\n" if text.startswith("\r\n", end) else text[end:end + 1] or _line_end(text)
+    return m.group() if m else _line_end(text)
 
 
 def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, str]:
@@ -143,8 +152,8 @@ def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, 
     matches = [i for i, h in enumerate(all_heads)
                if h[3] == wanted and (level_given == 0 or h[2] == level_given)]
     if len(matches) != 1:
-        raise EditRefused("section", f"heading {wanted!r} matches {len(matches)} headings",
-                          expected=1, found=len(matches))
+        raise EditRefused("section", f"heading {wanted!r} matches "
+                          f"{counted(len(matches), 'heading')}", expected=1, found=len(matches))
     i = matches[0]
     _, head_end, level, _ = all_heads[i]
     end = next((h[0] for h in all_heads[i + 1:] if h[2] <= level), len(text))
@@ -171,7 +180,7 @@ def _replace_count(text: str, edit: Edit) -> int:
     assert edit.find
     count = text.count(edit.find)
     if count == 0 or (edit.expected_count is not None and count != edit.expected_count):
-        raise EditRefused("replace", f"{edit.find[:80]!r} occurs {count} times",
+        raise EditRefused("replace", f"{edit.find[:80]!r} occurs {counted(count, 'time')}",
                           expected=edit.expected_count, found=count)
     return count
 

@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
+from ..plural import counted
 from .csr import Csr
 from .fusion import Paths, positive_ranks, top
 from .scope import hold_below
@@ -162,7 +163,8 @@ def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -
         if v is not None:
             x = np.asarray(v, dtype=np.float64).ravel()
             if x.shape != (n,):
-                raise ValueError(f"learned vectors have {x.shape[0]} entries for {n} notes")
+                raise ValueError(f"learned vectors have {x.shape[0]} entries for "
+                                 f"{counted(n, 'note')}")
             q += np.maximum(x, 0.0)
     return np.clip(q, 0.0, 1.0)
 
@@ -181,7 +183,7 @@ def association_stage(
     holders = named if prior is None else named & (np.asarray(prior).ravel() >= 0)
     act = np.zeros(n) if activation is None else np.asarray(activation, np.float64).ravel()
     if act.shape != (n,):
-        raise ValueError(f"warmth has {act.shape[0]} entries for {n} notes")
+        raise ValueError(f"warmth has {act.shape[0]} entries for {counted(n, 'note')}")
     if any(w < 0 for w in weights.values()):
         raise ValueError("association weights must be >= 0")
     if seeds <= 0:
@@ -207,8 +209,8 @@ def association_stage(
         share = np.divide(held - score, after - score, out=np.ones_like(score),
                           where=after > score)
         added = {k: v * share for k, v in added.items()}
-    parts = ", ".join(f"{k} {int(np.count_nonzero(values[k]))} notes (weight {weights[k]})"
-                      for k in sorted(values))
+    parts = ", ".join(f"{k} {counted(int(np.count_nonzero(values[k])), 'note')} "
+                      f"(weight {weights[k]})" for k in sorted(values))
     report = f"ran (seeds {t.size}; {parts}; {n_held} held below named notes)"
     return report, held, Association(t, sigma, values, ranks, added,
                                      edges if edges is not None else WeightedEdges.empty(), links)

@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.text import tokenize
+from ..plural import counted
 from ..storage.corpus import Corpus
 from ..storage.fileops import create_temp, drop_temps, open_regular
 from .fusion import fuse, top
@@ -112,12 +113,14 @@ class Calibration:
         if self.line:
             return self.line
         if self.queries < MIN_QUERIES:  # step 4: not calibrated, the configured weights stand
-            return (f"as configured: {self.queries} pseudo-queries of {self.notes} notes, fewer "
+            return (f"as configured: {counted(self.queries, 'pseudo-query', 'pseudo-queries')} "
+                    f"of {counted(self.notes, 'note')}, fewer "
                     f"than {MIN_QUERIES} to calibrate on")
         w = ", ".join(f"{s} {self.weights[s]:g}" for s in CHANNELS if s in self.weights)
         r = ", ".join(f"{s} {self.reliability[s]:.2f}" for s in CHANNELS
                       if s in self.reliability)
-        return (f"calibrated on {self.queries} pseudo-queries of {self.notes} notes: {w} "
+        return (f"calibrated on {counted(self.queries, 'pseudo-query', 'pseudo-queries')} of "
+                f"{counted(self.notes, 'note')}: {w} "
                 f"(MRR {self.mrr:.3f} vs {self.configured_mrr:.3f} configured; "
                 f"per channel {r})")
 
@@ -286,7 +289,7 @@ def stale(cal: Calibration, corpus: Corpus, encoder: str, configured: Mapping[st
         return "other weights configured"
     n = len(corpus)
     if abs(n - cal.notes) > DRIFT * max(cal.notes, 1):
-        return f"{n} notes, calibrated on {cal.notes}"
+        return f"{counted(n, 'note')}, calibrated on {cal.notes}"
     kept = 0
     for note_id, key in cal.sample:
         try:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..notes.text import tokenize
+from ..plural import counted
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
 from .calibration import CHANNELS, MIN_QUERIES, MIN_TOKENS, Calibration, note_key
@@ -165,7 +166,8 @@ def cloze_calibration(corpus: Corpus, bm25: Bm25Index, dense: Dense,
            for k, s in enumerate(("bm25", "dense"))}
     found = ("dense better" if mult != 1.0 else "dense not better" if enough
              else f"fewer than {MIN_QUERIES}")
-    line = (f"cloze on {len(pairs)} sentence-queries of {len(corpus)} notes: bm25 better on "
+    line = (f"cloze on {counted(len(pairs), 'sentence-query', 'sentence-queries')} of "
+            f"{counted(len(corpus), 'note')}: bm25 better on "
             f"{bw}, dense on {dw} (sign test p {p:.2g}): {found}, conjunctive x{mult:g} "
             f"(MRR bm25 {mrr['bm25']:.2f}, dense {mrr['dense']:.2f})")
     sample = tuple((corpus.ids[q.source], note_key(corpus, q.source)) for q in queries)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..notes.clocks import WEEKDAYS
+from ..notes.clocks import MONTHS, WEEKDAYS
 from ..notes.text import content_terms, stems, tokenize
 from ..notes.times_asked import FRAME, untimed_asked
 
@@ -65,8 +65,15 @@ def query_terms(query: str) -> list[str]:
     return topic or list(first.values())
 
 
+# The calendar names a note may say as plainly as the query: the weekdays and the months but
+# "may", which a note says far more often as the verb ("we may move") than as the month.
+CALENDAR_NAMES = frozenset(WEEKDAYS) | frozenset(m for m in MONTHS if m != "may")
+
+
 def day_words(query: str) -> list[str]:
-    """The weekday names the query's date expressions hold ("on Monday", "last Friday"):
-    `query_terms` leaves them out as a time, though a note may say the day in its words."""
+    """The weekday and month names (CALENDAR_NAMES) the query's date expressions hold ("on
+    Monday", "last Friday", "in March"): `query_terms` leaves them out as a time, though a
+    note may say the day or the month in its words ("In March we moved the office": "what
+    happened in March?" was covered 0, HOUSE40)."""
     kept = set(tokenize(untimed_asked(query)))
-    return sorted({w for w in tokenize(query) if w in WEEKDAYS and w not in kept})
+    return sorted({w for w in tokenize(query) if w in CALENDAR_NAMES and w not in kept})

@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
+from ..plural import counted
 from .encoders import cpu_session, tokenizable
 from .interrupted import model_error
 
@@ -157,7 +158,7 @@ def relevance(logits: npt.NDArray[np.float64], n: int, labels: int | None, colum
     finite."""
     width = logits.size // n if n and logits.size % n == 0 else -1
     if width not in (1, 2) or (labels is not None and width != max(labels, 1)):
-        raise RerankFailed(f"output of shape {logits.shape} for {n} pairs")
+        raise RerankFailed(f"output of shape {logits.shape} for {counted(n, 'pair')}")
     if not np.all(np.isfinite(logits)):
         raise RerankFailed("the model gave a non-finite logit")
     grid = logits.reshape(n, width)

@@ -65,6 +65,7 @@ from collections.abc import Callable, MutableMapping
 import numpy as np
 import numpy.typing as npt
 
+from ..plural import counted
 from .cited import Pointers, above_pointers
 from .hits import Scored
 from .scope import (
@@ -97,7 +98,7 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     final = warm
     pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
     if pr.shape != (n,):
-        raise ValueError(f"prior has {pr.shape[0]} entries for {n} notes")
+        raise ValueError(f"prior has {pr.shape[0]} entries for {counted(n, 'note')}")
     if pr.any() and scale > 0:
         final = final * (1.0 + scale * np.clip(pr, -1.0, 1.0))
         stages["prior"] = f"ran (scale {scale})"

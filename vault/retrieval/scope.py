@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from ..int_arrays import member
 from ..learning.edges import WeightedEdges
+from ..plural import counted
 from .csr import Csr
 from .fusion import Paths, top
 from .signals.warmth import warmth_scores
@@ -117,10 +118,11 @@ def passed_over_stage(final: F64, free: npt.ArrayLike | None, scale: float) -> t
         return "", final
     neg = np.minimum(np.asarray(free, dtype=np.float64).ravel(), 0.0)
     if neg.shape != final.shape:
-        raise ValueError(f"free prior has {neg.shape[0]} entries for {final.shape[0]} notes")
+        raise ValueError(f"free prior has {neg.shape[0]} entries for "
+                         f"{counted(final.shape[0], 'note')}")
     if not neg.any():
         return "", final
-    return (f"passed over: {int(np.count_nonzero(neg))} notes (scale {scale})",
+    return (f"passed over: {counted(int(np.count_nonzero(neg)), 'note')} (scale {scale})",
             final * passed_factor(neg, scale))
 
 
@@ -144,7 +146,7 @@ def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holde
     n = int(final.shape[0])
     f = np.clip(np.asarray(free, dtype=np.float64).ravel(), 0.0, 1.0)
     if f.shape != (n,):
-        raise ValueError(f"free prior has {f.shape[0]} entries for {n} notes")
+        raise ValueError(f"free prior has {f.shape[0]} entries for {counted(n, 'note')}")
     if not f.any():
         return "", final
     lifted = final * (1.0 + scale * f)
@@ -166,13 +168,13 @@ def expansion_channel(sig: dict[str, F64], weights: dict[str, float],
         return "skipped: nothing learned"
     x = np.clip(np.asarray(expansion, dtype=np.float64).ravel(), 0.0, 1.0)
     if x.shape != (n,):
-        raise ValueError(f"expansion has {x.shape[0]} entries for {n} notes")
+        raise ValueError(f"expansion has {x.shape[0]} entries for {counted(n, 'note')}")
     top_x = float(x.max(initial=0.0))
     if top_x <= 0.0:
         return "skipped: no learned words of this query"
     sig[name] = x
     weights[name] = weight * top_x
-    return f"ran ({int(np.count_nonzero(x))} notes, weight {weight})"
+    return f"ran ({counted(int(np.count_nonzero(x)), 'note')}, weight {weight})"
 
 
 def hold_below(before: F64, after: F64, movers: Mask, holders: Mask) -> F64:

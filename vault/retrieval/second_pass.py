@@ -70,6 +70,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.text import stems, tokenize
+from ..plural import counted
 from ..storage.corpus import Corpus
 from .signals.bm25 import Bm25Index
 
@@ -191,7 +192,7 @@ def kendall_tau(a: Sequence[int], b: Sequence[int]) -> float:
     each): (concordant - discordant pairs) / all pairs; 0.0 for fewer than two items."""
     n = len(a)
     if n != len(b):
-        raise ValueError(f"rankings of {n} and {len(b)} items")
+        raise ValueError(f"rankings of {n} and {counted(len(b), 'item')}")
     if n < 2:
         return 0.0
     x, y = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from ..int_arrays import member
 from ..learning.edges import WeightedEdges
+from ..plural import counted
 from .csr import Csr
 from .fusion import Paths
 from .signals.graph import Walk, adjacency, pagerank, seed_vector
@@ -227,4 +228,4 @@ def graph_stage(
         return "skipped: no seeds", None
     r, iters = pagerank(walk, seeds, alpha, push_above=push_above)
     seeded = int(np.count_nonzero(seeds))
-    return f"ran ({len(named)} named, {seeded} seeds, {iters} iterations)", r
+    return f"ran ({len(named)} named, {counted(seeded, 'seed')}, {counted(iters, 'iteration')})", r

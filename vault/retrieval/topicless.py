@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.times_asked import asked_alone
+from ..plural import counted
 from ..storage.corpus import Corpus
 from .when import NO_DAY, closeness_days, name_day, note_day
 
@@ -83,7 +84,7 @@ def time_channel(sig: dict[str, F64], weights: dict[str, float], corpus: Corpus,
     held = int(np.count_nonzero(t))
     sig["time"] = t  # all zeros too: then nothing is relevant (relevance.py), not the words
     weights["time"] = channel_weight(weights, sig)
-    return f"ran ({held} notes dated near the time named, weight {weights['time']:g})"
+    return f"ran ({counted(held, 'note')} dated near the time named, weight {weights['time']:g})"
 
 
 def channel_weight(weights: Mapping[str, float], sig: Mapping[str, F64]) -> float:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..plural import counted
 from .mentions import count_in_bytes, count_in_sqlite, data_extents, fold, mentions, pattern
 from .paths import copy_name, printable
 
@@ -105,7 +106,8 @@ class Proof:
         apart = "; ".join(f"{printable(f)} ({', '.join(keys)})"
                           for f, keys in sorted(self.settings.items()))
         apart = f"; the subject names a folder in settings (not a trace): {apart}" if apart else ""
-        return f"{self.occurrences} occurrences in {self.files} files{where}{unread}{apart}"
+        return (f"{counted(self.occurrences, 'occurrence')} in {counted(self.files, 'file')}{where}"
+                f"{unread}{apart}")
 
 
 def names(text: str, subject: str) -> bool:

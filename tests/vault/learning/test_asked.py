@@ -115,7 +115,7 @@ def test_the_channel_fires_on_a_paraphrase_and_replay_equals_live(tmp_path: Path
             again = learned_of(ledger.replay(), ids, live.clock, ledger.params, query)
             assert live.asked == again.asked == ((ids.index(acme), live.asked[0][1], (used,)),)
         on = v.search(paraphrase, learn=False)
-        assert on.stages["asked"].startswith("ran (1 notes")
+        assert on.stages["asked"].startswith("ran (1 note,")
         credited = {h.title: h.receipt["signals"].get("asked", {}).get("contribution", 0.0)
                     for h in on.hits}
         assert credited["Acme"] > 0 and credited.get("Ravi", 0.0) == 0.0

@@ -35,7 +35,7 @@ def test_the_channel_joins_fusion_only_above_the_floor_and_with_an_encoder() -> 
     assert report.startswith("skipped: no kept query") and not sig
     report = asked_channel(sig, weights, enc, None, "jon opened a dance studio", asked, 0.5,
                            0.5, 2)
-    assert report == "ran (1 notes, weight 0.5, floor 0.5)"
+    assert report == "ran (1 note, weight 0.5, floor 0.5)"  # "1 notes" before HOUSE40
     assert sig["asked"][0] > 0.99 and weights["asked"] == pytest.approx(0.5 * sig["asked"][0])
 
 

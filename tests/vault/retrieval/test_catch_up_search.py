@@ -17,14 +17,9 @@ from bench.synthetic_encoder import SyntheticEncoder
 from vault import DenseParams, SearchEngine, SearchParams, Vault
 from vault.storage.embeddings import EmbeddingCache
 
-WORDS = [f"{a}{b}" for a in ("red", "blue", "green", "amber", "violet", "grey")
-         for b in ("fox", "owl", "elk", "yak", "cod", "emu", "gnu", "bee")]
+from .folder_history import WORDS, change, linked_text, make_vault
+
 Hits = list[list[tuple[str, float]]]
-
-
-def _text(rng: random.Random) -> str:
-    links = " ".join(f"[[n{rng.randrange(30)}]]" for _ in range(rng.randint(0, 2)))
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 40))) + f" {links}\n"
 
 
 def _engine(root: Path, approx_above: int, stores: bool
@@ -54,31 +49,14 @@ def test_exact_layout_after_outside_edits_equals_a_fresh_build(
         tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     root = tmp_path / "v"
-    root.mkdir()
-    names = [f"n{k}.md" for k in range(30)]
-    for name in names:
-        (root / name).write_text(_text(rng), encoding="utf-8")
-    Vault.init(root).close()
+    names = make_vault(root, rng, 30, linked_text)
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(6)]
     _search(root, queries, 0)  # the base: every store saved for it
     lexical = root / ".rmh" / "lexical-index.bin"
     saved = _stamp(lexical)
     caught = 0
     for step in range(6):
-        for _ in range(rng.randint(1, 3)):
-            kind = rng.random()
-            if kind < 0.3:
-                name = f"new{step}-{rng.randrange(99)}.md"
-                names.append(name)
-            elif kind < 0.8:
-                name = rng.choice(names)
-            else:
-                old = rng.choice(names)
-                name = f"moved{step}-{rng.randrange(99)}.md"
-                os.rename(root / old, root / name)
-                names[names.index(old)] = name
-                continue
-            (root / name).write_text(_text(rng), encoding="utf-8")
+        change(root, rng, names, step, linked_text, delete=False)
         got, base = _search(root, queries, 0)
         fresh, _ = _search(root, queries, 0, stores=False)
         assert got == fresh, step
@@ -93,11 +71,7 @@ def test_ivf_layout_after_outside_edits_equals_a_fresh_build(tmp_path: Path, see
     its hits and scores are a fresh build's; the base's saved IVF is loaded, not rewritten."""
     rng = random.Random(20 + seed)
     root = tmp_path / "v"
-    root.mkdir()
-    names = [f"n{k}.md" for k in range(60)]
-    for name in names:
-        (root / name).write_text(_text(rng), encoding="utf-8")
-    Vault.init(root).close()
+    names = make_vault(root, rng, 60, linked_text)
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(6)] + ["zebra quokka"]
     _search(root, queries, 1)
     ivf = sorted((root / ".rmh").glob("dense-ivf*"))
@@ -107,7 +81,7 @@ def test_ivf_layout_after_outside_edits_equals_a_fresh_build(tmp_path: Path, see
         (root / rng.choice(names)).write_text("zebra quokka " * 20, encoding="utf-8")
         name = f"new{step}.md"
         names.append(name)
-        (root / name).write_text(_text(rng), encoding="utf-8")
+        (root / name).write_text(linked_text(rng), encoding="utf-8")
         os.unlink(root / names.pop(rng.randrange(len(names) - 1)))
         got, base = _search(root, queries, 1)
         fresh, _ = _search(root, queries, 1, stores=False)

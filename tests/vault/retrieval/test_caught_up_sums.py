@@ -25,15 +25,11 @@ from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.storage import mapped_arrays
 from vault.storage.embeddings import EmbeddingCache
 
+from .folder_history import change, make_vault, plain_text
+
 ROOT = Path(__file__).resolve().parents[3]
-WORDS = [f"{a}{b}" for a in ("red", "blue", "green", "amber", "violet", "grey")
-         for b in ("fox", "owl", "elk", "yak", "cod", "emu", "gnu", "bee")]
 QUERIES = ["redfox blueowl", "greenelk amberyak", "violetcod greybee redemu"]
 Hits = list[list[tuple[str, float]]]
-
-
-def _text(rng: random.Random) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 40))) + "\n"
 
 
 def _engine(root: Path, stores: bool) -> Callable[[EmbeddingCache], SearchEngine]:
@@ -51,35 +47,13 @@ def _search(root: Path, stores: bool = True) -> tuple[Hits, bool]:
 
 
 def _vault(root: Path, rng: random.Random, notes: int = 30) -> list[str]:
-    root.mkdir()
-    names = [f"n{k}.md" for k in range(notes)]
-    for name in names:
-        (root / name).write_text(_text(rng), encoding="utf-8")
-    Vault.init(root).close()
+    names = make_vault(root, rng, notes, plain_text)
     _search(root)  # the base: every store saved for it
     return names
 
 
 def _change(root: Path, rng: random.Random, names: list[str], step: int) -> None:
-    """One to three outside changes: an added, edited, renamed or deleted note."""
-    for _ in range(rng.randint(1, 3)):
-        kind = rng.random()
-        if kind < 0.3:
-            name = f"new{step}-{rng.randrange(99)}.md"
-            names.append(name)
-        elif kind < 0.6:
-            name = rng.choice(names)
-        elif kind < 0.8 and len(names) > 5:
-            gone = names.pop(rng.randrange(len(names)))
-            (root / gone).unlink()
-            continue
-        else:
-            old = rng.choice(names)
-            name = f"moved{step}-{rng.randrange(99)}.md"
-            os.rename(root / old, root / name)
-            names[names.index(old)] = name
-            continue
-        (root / name).write_text(_text(rng), encoding="utf-8")
+    change(root, rng, names, step, plain_text)
 
 
 @pytest.mark.parametrize("seed", range(4))

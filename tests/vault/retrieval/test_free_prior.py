@@ -133,7 +133,7 @@ def test_a_note_passed_over_is_demoted_whatever_the_query_only_with_weights_pass
     got = {h.title: h for h in eng.search(c, QUERY, free_prior=ilse).hits}
     assert got["Ilse"].score == pytest.approx(base[1].score * 0.78)
     assert got["Turn 1"].score == base[0].score  # no evidence: untouched
-    assert "passed over: 1 notes (scale 1.0)" in eng.search(c, QUERY, free_prior=ilse
+    assert "passed over: 1 note (scale 1.0)" in eng.search(c, QUERY, free_prior=ilse
                                                             ).stages["prior"]
     r = got["Ilse"].receipt  # the demotion is booked as the prior's
     assert r["fused"] + r["context"] + r["named"] + r["warmth"] + r["prior"] == \

@@ -25,7 +25,7 @@ from vault.retrieval.signals.registry import DENSE
 from vault.storage.embeddings import EmbeddingCache, MemoryEmbeddingCache
 
 from .dense_history import Counting, history, start, topic_body
-from .test_catch_up_search import WORDS, _text
+from .folder_history import WORDS, linked_text, make_vault
 from .test_ivf_fresh import by_path
 
 PARAMS = DenseParams(approx_above=60, ivf=IvfParams(nprobe=3, train_per_list=16))
@@ -126,11 +126,7 @@ def test_a_vault_says_its_ivf_is_stale_and_prepare_retrains_it(tmp_path: Path) -
     then on, in that process and the next, hits and scores are a fresh build's."""
     rng = random.Random(3)
     root = tmp_path / "v"
-    root.mkdir()
-    names = [f"n{k}.md" for k in range(60)]
-    for name in names:
-        (root / name).write_text(_text(rng), encoding="utf-8")
-    Vault.init(root).close()
+    make_vault(root, rng, 60, linked_text)
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(5)] + ["zebra quokka"]
 
     def search(stores: bool = True, retrain: bool = False
@@ -143,7 +139,7 @@ def test_a_vault_says_its_ivf_is_stale_and_prepare_retrains_it(tmp_path: Path) -
 
     search()  # the base: its stores saved
     (root / "n5.md").write_text("zebra quokka " * 20, encoding="utf-8")
-    (root / "added.md").write_text(_text(rng), encoding="utf-8")
+    (root / "added.md").write_text(linked_text(rng), encoding="utf-8")
     os.unlink(root / "n9.md")
     hits, stage, prepared = search()
     assert stage.startswith("ran (int8 IVF trained before ") and "rmh index" in stage

@@ -90,3 +90,32 @@ def test_a_note_found_by_its_alias_is_relevant() -> None:
     found = SearchEngine.lexical(SearchParams()).search(corpus, "Central Station", 3)
     assert [corpus.paths[corpus.position(h.id)] for h in found.hits[:1]] == ["Hub.md"]
     assert found.relevant
+
+
+PHRASES = ("what happened in {m}?", "what did we do in {m} 2024", "what was decided on 3 {m}, "
+           "2023?", "what did we ship on {m} 13, 2023")
+
+
+def test_a_month_counts_as_a_weekday_does() -> None:
+    """"what happened in March?": the date reader takes "in March" out of the query as a
+    time, and coverage was 0 even for the note saying "In March we moved the office", so the
+    search declined (HOUSE40; the weekday rule of DEMO40 did not know months). Every month and
+    phrasing: the month counts where a note says it, nowhere else; "may" is left out (the
+    modal verb "we may paint" would count as the month)."""
+    engine = SearchEngine.lexical(SearchParams())
+    for month in ("january", "february", "march", "april", "june", "july", "august",
+                  "september", "october", "november", "december"):
+        said = make_corpus([("Office", f"In {month.title()} we moved the office to Leeds."),
+                            ("Garden", "Tomatoes need sun and water."),
+                            ("Kiln", "The kiln was fixed on Friday.")])
+        unsaid = make_corpus([("Office", "We moved the office to Leeds."),
+                              ("Garden", "Tomatoes need sun and water.")])
+        for phrase in PHRASES:
+            query = phrase.format(m=month.title())
+            assert rel.day_words(query) == [month], query
+            assert engine.search(said, query, 5).relevant, query
+            assert not engine.search(unsaid, query, 5).relevant, query
+    assert rel.day_words("what happened in May?") == []
+    may = make_corpus([("Fence", "We may paint the fence later."),
+                       ("Garden", "Tomatoes need sun and water.")])
+    assert not engine.search(may, "what happened in May?", 5).relevant

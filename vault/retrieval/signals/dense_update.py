@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...int_arrays import member
+from ...plural import counted
 from ...shift import Shift
 from .ivf import (
     F32,
@@ -135,7 +136,8 @@ class Overlay:
     def removing(self, shift: Shift) -> Overlay:
         """This overlay after the removal `shift` of the current positions."""
         if shift.n != self.cut.shape[0]:
-            raise ValueError(f"a removal from {shift.n} notes, not the index's {self.cut.shape[0]}")
+            raise ValueError(f"a removal from {counted(shift.n, 'note')}, not the index's "
+                             f"{self.cut.shape[0]}")
         if not shift:
             return self
         kept = self.removal.kept

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ...plural import counted
+
 
 def warmth_scores(warmth: npt.ArrayLike | None, n_docs: int) -> npt.NDArray[np.float64] | None:
     """The warmth vector clipped to [0, 1], or None when absent or all zero (skip the signal).
@@ -23,7 +25,7 @@ def warmth_scores(warmth: npt.ArrayLike | None, n_docs: int) -> npt.NDArray[np.f
         return None
     w = np.asarray(warmth, dtype=np.float64).ravel()
     if w.shape[0] != n_docs:
-        raise ValueError(f"warmth has {w.shape[0]} entries for {n_docs} notes")
+        raise ValueError(f"warmth has {w.shape[0]} entries for {counted(n_docs, 'note')}")
     w = np.clip(np.nan_to_num(w, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
     if not w.any():
         return None
