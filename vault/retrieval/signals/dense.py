@@ -30,12 +30,11 @@ compaction, which trains the lists again (as does a change that takes the rows o
 function of the notes' paths and int8 rows alone (ivf.py, `canonical_order`), so after any
 sequence of changes, in a running process or one catching up from a saved base, every note
 scores the bits a fresh build gives it (same machine and BLAS). A retraining costs
-O(rows x lists x dim) (~2.5 s CPU at 250,000 rows: docs/measurements/session39/
-NOTES-DENSE41.md), so a larger index follows history instead: its centroids stay, new chunks
-join the nearest list, and it is trained again only once the rows changed since its training
-pass `retrain_share` of its trained rows (in a running process) or by `retrained`
-(`rmh index`); until then `untrained_rows` says how many rows
-changed since its training, and hits beyond the first can differ from a fresh build's.
+O(rows x lists x dim) (~2.5 s CPU at 250,000 rows: session39/NOTES-DENSE41.md), so a larger
+index follows history: its centroids stay, new chunks join the nearest list, and it is
+trained again once the rows changed since its training pass `retrain_share` of its trained
+rows (a running process) or by `retrained` (`rmh index`); until then `untrained_rows` counts
+them, and hits beyond the first can differ from a fresh build's.
 """
 
 from __future__ import annotations
@@ -70,13 +69,11 @@ class DenseParams:
 
     approx_above: int = 200_000  # chunks above which build/compaction use the IVF; 0 = never
     compact_fraction: float = 0.1  # merge once delta + masked rows exceed this share of base
-    # the largest approximate index (live chunk rows) trained again at every change, so it
-    # equals a fresh build; a larger one keeps its lists until `retrained` (~2.5 s CPU at
-    # 250,000 rows: NOTES-DENSE41.md); 0 = never at a change
+    # the largest approximate index (live chunk rows) trained again at every change (equal to
+    # a fresh build); a larger one keeps its lists until `retrained`; 0 = never at a change
     retrain_max_rows: int = 250_000
-    # above it, the share of trained rows changed (added, edited, removed) at which a running
-    # process trains again and `rmh status` warns (retrieval/dense_health.py; measured:
-    # NOTES-DENSE42.md)
+    # above it, the share of trained rows changed at which a running process trains again
+    # and `rmh status` warns (retrieval/dense_health.py; measured: NOTES-DENSE42.md)
     retrain_share: float = 0.1
     ivf: IvfParams = field(default_factory=IvfParams)
 
