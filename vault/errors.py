@@ -28,9 +28,8 @@ values, never exceptions. The tree:
     ├── ErasurePending          an erasure's steps failed: the vault stays closed until done
     └── ReadOnlyVault           .rmh/ not writable (a read-only mount, another owner): no write
 
-`storage_error` (untyped_errors.py) turns an OSError or a SQLite error that means one of the
-last three into it (the boundary calls it on anything untyped, so every surface says "disk
-full", not "internal").
+`storage_error` (untyped_errors.py) turns an OSError or a SQLite error meaning one of the last
+three into it (the boundary calls it on anything untyped: "disk full", not "internal").
 
     sqlite3.DatabaseError
     └── SchemaTooNew            a SQLite schema newer than this rmh (its opener wraps it)
@@ -221,8 +220,7 @@ class QuotaExceeded(VaultError):
 
 
 class ModelUnavailable(VaultError):
-    """An ONNX model (embedder or cross-encoder) cannot be loaded; `fix`, when given, says
-    what the user can do (the setting that named the model)."""
+    """An ONNX model (embedder or cross-encoder) cannot be loaded; `fix`: what to do."""
 
     code_name = "model_unavailable"
 
