@@ -25,7 +25,7 @@ class SearchSection:
     largest IVF (chunks) trained again at every change (`dense_retrain_max_rows`; a larger
     one keeps its lists until `rmh index`: vault/retrieval/signals/dense.py; 0 = never), and
     the share of such an IVF's rows changed since its training at which a running process
-    trains it again and `rmh status`/`doctor` warn (`dense_retrain_share`, 0..1;
+    trains it again and `rmh status`/`doctor` warn (`dense_retrain_share`, 0..1, 0: at any change;
     vault/retrieval/dense_health.py).
     Learning in ranking: `scope`, the query's top hits near which warmth and co-occurrence
     act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the

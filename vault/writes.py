@@ -64,11 +64,12 @@ class VaultWrites(VaultParts):
         `trash` are put in the trash by the block first (`trash_copy`); the next open makes
         the copies the block did not (a note's copy and its write: both or neither).
 
-        `whole`: all or none. A refusal inside the block (any VaultError but a full disk)
-        marks the intent refused, then takes back every note the block wrote (only its own
-        bytes) and raises it: a kill from the mark on leaves the take-back to the next open,
-        which never completes the change its caller was told was refused; one before the
-        mark is finished by the next open, or taken back where a note cannot be written."""
+        `whole`: all or none. A refusal inside the block (any VaultError but a full disk; an
+        interrupt, KeyboardInterrupt or SystemExit, too) marks the intent refused, then takes
+        back every note the block wrote (only its own bytes) and raises it: a kill from the
+        mark on leaves the take-back to the next open, which never completes the change its
+        caller was told was refused; one before the mark is finished by the next open, or
+        taken back where a note cannot be written."""
         if len(notes) < 2 and not trash:
             yield
             return
@@ -83,7 +84,8 @@ class VaultWrites(VaultParts):
             try:
                 yield
             except BaseException as exc:
-                if whole and isinstance(exc, VaultError) and not is_disk_full(exc):
+                # whole: refused, or interrupted (Ctrl-C, SystemExit: not a kill) -> taken back
+                if whole and not (is_disk_full(exc) or isinstance(exc, OSError)):
                     with suppress(VaultError, OSError):  # (no room for it: left to the next
                         self._refused(journal, name, replace(intent, refused=True))  # open)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,

@@ -69,8 +69,10 @@ class WritesIntent:
 
     def to_json(self) -> dict[str, Any]:
         # "trash-writes": an rmh that cannot make the copies reports it unreadable, never
-        # writes over bytes not yet in the trash
-        op = "trash-writes" if any(w.trash for w in self.writes) else "writes"
+        # writes over bytes not yet in the trash; "whole-writes" likewise: an rmh that knows
+        # no `whole`/`refused`/`undo` (before session 40) would finish a refused change
+        op = ("whole-writes" if self.whole else "trash-writes" if any(w.trash for w in self.writes)
+              else "writes")
         return {"version": VERSION, "op": op, **asdict(self)}
 
     @classmethod
@@ -108,11 +110,11 @@ def _writes(value: object) -> tuple[Write, ...]:
 def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | None:
     """The writes intent in `doc` (KeyError, TypeError when damaged); None: another op."""
     if doc.get("version") != VERSION or doc.get("op") not in ("writes", "trash-writes",
-                                                              "archive-writes"):
+                                                              "whole-writes", "archive-writes"):
         return None
     if doc["op"] != "archive-writes":
-        return WritesIntent(_writes(doc["writes"]), doc.get("whole") is True,
-                            doc.get("refused") is True)
+        whole = doc["op"] == "whole-writes" or doc.get("whole") is True  # (or main's, op writes)
+        return WritesIntent(_writes(doc["writes"]), whole, doc.get("refused") is True)
     archive = tuple((_note_id(a[0]), fields.text(a[1])) for a in doc["archive"])
     now = doc["now"]
     if not isinstance(now, float):

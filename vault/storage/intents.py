@@ -42,7 +42,8 @@ A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its 
 each already written, and leaves (and reports) one changed since. A whole one (a fact's
 supersede: all or none) that cannot make one of its writes takes back the others instead;
 one its process refused (marked `refused` before it took back what it had written) is only
-taken back: a change its caller was told was refused is never completed by the next open.
+taken back: a change its caller was told was refused is never completed by the next open
+(its op is "whole-writes": an rmh that knows no `whole` reports it unreadable).
 
 A `ForgetIntent` (an erasure's plan) and an `ArchiveWritesIntent` (vault/archive_writes.py)
 are finished by the facade, which has the parts they need (the index, the ledger): an erasure
