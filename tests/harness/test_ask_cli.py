@@ -53,7 +53,7 @@ def test_ask_uses_the_configured_endpoint(vault: Path, capsys: pytest.CaptureFix
         out = capsys.readouterr().out
     assert code == 0
     assert out.startswith("Dana founded Acme.\n")
-    assert "provider: openai stub-model" in out and "usage: 1 calls" in out
+    assert "provider: openai stub-model" in out and "usage: 1 call," in out
     assert KEY not in out
     assert ep.bodies[0]["model"] == "stub-model"
 

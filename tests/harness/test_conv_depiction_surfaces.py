@@ -14,6 +14,7 @@ import pytest
 from harness.cli import main
 from tests.forks import run_cli
 from tests.harness.test_server_e2e import CHILD_ENV, REPO, Server
+from vault import counted
 
 pytestmark = pytest.mark.slow
 
@@ -180,4 +181,4 @@ def test_a_budget_under_every_line_says_so_not_that_nothing_is_relevant(
     assert doc["relevant"] is True and doc["lines"] == [] and doc["candidates"] >= 1
     out = run_cli(args, env=env, cwd=REPO)
     assert out.returncode == 0 and out.stdout.startswith(
-        f"(no relevant line fits in {budget} words: "), out.stdout
+        f"(no relevant line fits in {counted(budget, 'word')}: "), out.stdout

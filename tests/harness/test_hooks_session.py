@@ -70,7 +70,7 @@ def test_a_session_is_captured_and_recalled_in_the_next(vault: Path, tmp_path: P
     hook(vault, "pre-compact", {**base, "hook_event_name": "PreCompact", "trigger": "auto"})
     transcript.write_text("\n".join(lines) + "\n{torn line\n", encoding="utf-8")
     end = hook(vault, "session-end", {**base, "hook_event_name": "SessionEnd"})
-    assert "1 lines skipped" in end.stderr and end.stdout == ""
+    assert "1 line skipped" in end.stderr and end.stdout == ""
     notes = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md")}
     assert any(p.startswith(f"conversations/{SESSION}/{SESSION}/") for p in notes)
     before = {p: p.stat().st_mtime_ns for p in vault.rglob("*.md")}
