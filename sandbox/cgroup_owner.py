@@ -61,8 +61,9 @@ def tag() -> str:
 def owner_lives(parts: list[str]) -> bool:
     """Whether the name's parts (pid, start, pidns, suffix) are of this PID namespace and name
     a process alive now; older names (pid, start, suffix) count as of the initial namespace."""
-    ours = ((len(parts) == 4 and parts[2] == pid_namespace())
-            or (len(parts) == 3 and pid_namespace() == INIT_PID_NAMESPACE))
+    own = pid_namespace()
+    ours = ((len(parts) == 4 and parts[2] == own)
+            or (len(parts) == 3 and own == INIT_PID_NAMESPACE))
     return ours and parts[0].isdigit() and start_time(int(parts[0])) == parts[1]
 
 

@@ -84,15 +84,15 @@ class VaultWrites(VaultParts):
             try:
                 yield
             except BaseException as exc:
+                io_error = is_disk_full(exc) or isinstance(exc, OSError)
                 # whole: refused, or interrupted (Ctrl-C, SystemExit: not a kill) -> taken back
-                if whole and not (is_disk_full(exc) or isinstance(exc, OSError)):
+                if whole and not io_error:
                     with suppress(VaultError, OSError):  # (no room for it: left to the next
                         self._refused(journal, name, replace(intent, refused=True))  # open)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,
                 # so the next open, once there is room, finishes them (storage/intents.py)
-                elif not ((is_disk_full(exc) or isinstance(exc, OSError))
-                          and any(file_hash(self.store, w.path) != w.old_hash
-                                  for w in intent.writes)):
+                elif not (io_error and any(file_hash(self.store, w.path) != w.old_hash
+                                           for w in intent.writes)):
                     journal.finish(name)
                 raise
             journal.finish(name)  # reached unless killed: this process knows what it wrote

@@ -113,8 +113,8 @@ def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | Non
                                                               "whole-writes", "archive-writes"):
         return None
     if doc["op"] != "archive-writes":
-        whole = doc["op"] == "whole-writes" or doc.get("whole") is True  # (or main's, op writes)
-        return WritesIntent(_writes(doc["writes"]), whole, doc.get("refused") is True)
+        return WritesIntent(_writes(doc["writes"]), doc["op"] == "whole-writes",
+                            doc.get("refused") is True)
     archive = tuple((_note_id(a[0]), fields.text(a[1])) for a in doc["archive"])
     now = doc["now"]
     if not isinstance(now, float):

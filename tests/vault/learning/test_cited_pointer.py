@@ -14,6 +14,7 @@ import pytest
 from vault import Ledger, Vault
 from vault.retrieval.cited import Pointers, above_pointers
 from vault.retrieval.csr import adjacency_of
+from vault.retrieval.hits import SearchResult
 
 from .test_ledger_facade import Clock
 from .used_sessions import held_and_replayed, learning_vault, reading_sessions
@@ -32,20 +33,27 @@ def vault_with(tmp_path: Path, clock: Clock, pointer: str, text: str) -> tuple[V
     return learning_vault(tmp_path, clock, {"Security.md": PAGE, pointer: text})
 
 
-def test_the_used_page_passes_a_thin_note_citing_it(tmp_path: Path) -> None:
+def _page_passes_its_answer_note(tmp_path: Path, asked: str) -> SearchResult:
+    """The page read for QUESTION, then searched by `asked`: it passes the answer note (a1,
+    restating QUESTION and citing it) that ranked above it before any use."""
     clock = Clock()
     v, ledger = vault_with(tmp_path, clock, "answers/a1.md",
                            f"Q: {QUESTION}\n\nFrom [[Security]].\n")
     with v:
-        assert titles(v, QUESTION)[:2] == ["a1", "Security"]
+        assert titles(v, asked)[:2] == ["a1", "Security"]
         reading_sessions(v, ledger, clock, QUESTION, "Security")
-        hits = v.search(QUESTION, learn=False)
+        hits = v.search(asked, learn=False)
         assert [h.title for h in hits.hits][:2] == ["Security", "a1"]
         assert "1 placed above thin notes linking to them" in hits.stages["prior"]
-        top, second = hits.hits[0], hits.hits[1]
-        assert top.score > second.score and top.receipt["prior_factor"] > 1.2
-        held_and_replayed(v, hits, "Security", QUESTION, clock)
+        held_and_replayed(v, hits, "Security", asked, clock)
     ledger.close()
+    return hits
+
+
+def test_the_used_page_passes_a_thin_note_citing_it(tmp_path: Path) -> None:
+    hits = _page_passes_its_answer_note(tmp_path, QUESTION)
+    top, second = hits.hits[0], hits.hits[1]
+    assert top.score > second.score and top.receipt["prior_factor"] > 1.2
 
 
 def test_a_note_the_query_names_is_not_passed(tmp_path: Path) -> None:
@@ -87,17 +95,7 @@ def test_only_a_thinner_note_linking_to_the_page_is_passed() -> None:
 def test_a_rewording_used_in_part_passes_the_pointer_too(tmp_path: Path, reworded: str) -> None:
     """Learning v27: the page read for QUESTION, asked in other words (its learned evidence
     only partly about them), passes the answer note restating the question just above it."""
-    clock = Clock()
-    v, ledger = vault_with(tmp_path, clock, "answers/a1.md",
-                           f"Q: {QUESTION}\n\nFrom [[Security]].\n")
-    with v:
-        assert titles(v, reworded)[:2] == ["a1", "Security"]
-        reading_sessions(v, ledger, clock, QUESTION, "Security")
-        hits = v.search(reworded, learn=False)
-        assert [h.title for h in hits.hits][:2] == ["Security", "a1"]
-        assert "1 placed above thin notes linking to them" in hits.stages["prior"]
-        held_and_replayed(v, hits, "Security", reworded, clock)
-    ledger.close()
+    _page_passes_its_answer_note(tmp_path, reworded)
 
 
 def test_partial_evidence_passes_only_the_pointers_just_above() -> None:
