@@ -1,6 +1,7 @@
 """A real vault and its questions for bench/bench_learning_agents.py (`--vault`, `--questions`).
 
-The vault is a folder of Markdown notes (e.g. the Obsidian help vault, issue 31); it is copied
+The vault is a folder of Markdown notes (e.g. the Obsidian help vault, issue 31, rebuilt by
+bench/obsidian_help.py from its fetched notes); it is copied
 into the run's scratch folder, so the agents' answer notes and the ledger never touch it. Its
 dot-folders (`.obsidian`, `.rmh`, `.git`, ...) and non-Markdown files are left out.
 
