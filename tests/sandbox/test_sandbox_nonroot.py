@@ -37,13 +37,15 @@ SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandb
           "tests/sandbox/test_sandbox_listed_tiers.py",
           "tests/sandbox/test_sandbox_replaced_notes.py",
           "tests/sandbox/test_sandbox_shared_counts.py",
-          "tests/sandbox/test_sandbox_forked_supervisor.py"]
+          "tests/sandbox/test_sandbox_forked_supervisor.py",
+          "tests/sandbox/test_sandbox_generated_hostile.py"]
 KEYWORDS = ("case10 or case15 or case26 or case27 or probes or dies or threads or mounts"
           " or after_its_answer or does_not_report or where_proc or unlisted_syscall"
           " or pi_futex or cpu_clock or pending_cap or not_dumpable or small_values"
           " or json_punctuation or over_the_cap or beyond_the_four"
           " or madvise or shared_futex or no_mount_namespace or host_object or listed_tiers"
-          " or keeps_the_notes_owner or fifo_socket or leave_another or forked_child")
+          " or keeps_the_notes_owner or fifo_socket or leave_another or forked_child"
+          " or generated_hostile")
 
 
 def _ensure_user() -> str | None:
