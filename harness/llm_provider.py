@@ -211,9 +211,15 @@ class OpenAIProvider:
             raise LlmUnavailable(f"the endpoint's answer is not a chat completion "
                                  f"({type(exc).__name__})") from None
         try:
-            return _answer(resp)
+            answer = _answer(resp)
         except LlmUnavailable as exc:  # an error member of the body may quote anything
             raise LlmUnavailable(self._scrub(str(exc))) from None
+        if len(self._key) >= MIN_SCRUBBED_KEY and self._key in answer.text:
+            # an endpoint (a proxy, an echo server) that quotes the request's headers in its
+            # answer handed the key to the REPL (session 41, NOTES-SBX17): spelt *** there too
+            answer = SubAnswer(answer.text.replace(self._key, "***"), answer.prompt_tokens,
+                               answer.completion_tokens)
+        return answer
 
     def _status_error(self, exc: Any, sent: dict[str, Any]) -> Exception:
         """The typed error for an HTTP error answer (TransientError: worth another attempt)."""
@@ -321,6 +327,9 @@ def _answer(resp: Any) -> SubAnswer:
     return SubAnswer(_LONE_SURROGATE.sub("\ufffd", text), prompt, completion)
 
 
+# A key this long or longer is spelt *** in an answer; a shorter one is a local server's
+# placeholder ("none", "ollama", "EMPTY"), and replacing it would garble ordinary answers.
+MIN_SCRUBBED_KEY = 8
 # appended to an answer the endpoint cut at max_tokens: the caller sees it is incomplete
 TRUNCATED = " [truncated: the model reached max_tokens]"
 

@@ -65,6 +65,7 @@ NICE_WEIGHTS = (88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 1
                 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
                 110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
 _REMOVE_WAIT_S = 2.0  # a bwrap worker's inner processes die by PDEATHSIG, just after it
+_BUSY_S = 2.0  # another rmh starting in the same v2 cgroup moves into its own leaf (_cpu_on)
 
 
 class CpuGroupError(SandboxError):
@@ -225,7 +226,7 @@ def _setup_found() -> Hierarchy | str:
             leaf.mkdir(mode=0o755, exist_ok=True)
             lock = cgroup_owner.hold(leaf)
             _write(leaf / "cgroup.procs", "0")  # the whole supervisor (cgroup-v2.rst)
-            _write(found.parent / "cgroup.subtree_control", "+cpu")
+            _cpu_on(found.parent)
         except (OSError, CpuGroupError) as exc:
             with contextlib.suppress(OSError, CpuGroupError):
                 _write(found.parent / "cgroup.procs", "0")
@@ -233,7 +234,8 @@ def _setup_found() -> Hierarchy | str:
             cgroup_owner.release(lock)
             if shortage.passing(exc):
                 raise
-            return f"cgroup v2 at {found.parent} is not delegated with cpu: {exc}"
+            why = "" if isinstance(exc, _Occupied) else " is not delegated with cpu"
+            return f"cgroup v2 at {found.parent}{why}: {exc}"
         _HOST.append((found.parent, leaf, lock))
     try:
         _make(found).remove()
@@ -245,6 +247,33 @@ def _setup_found() -> Hierarchy | str:
                "unprivileged without a delegated subtree")
         return f"{exc} (no cgroup can be made: {why})"
     return found
+
+
+class _Occupied(CpuGroupError):
+    """`+cpu` refused because the cgroup itself still holds processes."""
+
+
+def _cpu_on(parent: Path) -> None:
+    """`+cpu` in `parent`'s subtree_control; EBUSY while `parent` itself holds a process (the
+    "no internal process" rule): two rmh starting in one cgroup each move into a leaf of their
+    own, and the first found the other still in `parent`, between its check and its move (it
+    gave up, saying "not delegated", and could not move back once the other turned `cpu` on:
+    session 41, NOTES-SBX17). That passes in moments: tried again for `_BUSY_S` (`+cpu` where
+    it is on succeeds); a process that stays (another program of the service) is named."""
+    end = time.monotonic() + _BUSY_S
+    while True:
+        try:
+            return _write(parent / "cgroup.subtree_control", "+cpu")
+        except CpuGroupError as exc:
+            if not (isinstance(exc.__cause__, OSError) and exc.__cause__.errno == errno.EBUSY):
+                raise
+            if time.monotonic() >= end:
+                pids = _read(parent / "cgroup.procs").split()
+                raise _Occupied(f"cpu cannot be turned on for its cgroups while it holds "
+                                f"processes of its own ({' '.join(pids[:5]) or 'none listed'}"
+                                "): move them into a leaf cgroup, or start rmh again once "
+                                "another rmh starting beside it has moved into its own") from exc
+        time.sleep(0.01)
 
 
 def _make(found: Hierarchy) -> CpuGroup:

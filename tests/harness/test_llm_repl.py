@@ -20,7 +20,7 @@ from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import HostFunction, Sandbox, SandboxConfig
 from vault import Vault
 
-from .llm_stub_endpoint import ChatEndpoint
+from .llm_stub_endpoint import ChatEndpoint, Reply
 
 KEY = "sk-test-REPL-SECRET-77d2e1"
 NOTES = {
@@ -159,6 +159,34 @@ out
         assert value["env"] == {} and value["suspects"] == []
         assert KEY not in (result.value or "") + result.stdout + result.stderr
         assert ep.headers[0]["authorization"] == f"Bearer {KEY}"  # only the trusted side sent it
+
+
+@pytest.mark.parametrize("where", ["alone", "in prose", "twice", "split by newline"])
+def test_an_endpoint_quoting_the_key_does_not_hand_it_to_the_worker(
+    vault: tuple[Vault, VaultCalls], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    where: str,
+) -> None:
+    """A proxy or echo server that quotes the request's Authorization header in its answer:
+    main passed the answer on as it was, so rlm_call, rlm_batch and ask put the key in the
+    REPL (its errors were already scrubbed)."""
+    _, ops = vault
+    text = {"alone": KEY, "in prose": f"your header was: Bearer {KEY}, thanks",
+            "twice": f"{KEY}{KEY}", "split by newline": f"{KEY[:9]}\n{KEY[9:]} and {KEY}"}[where]
+    with ChatEndpoint(lambda n, body: Reply(text=text)) as ep:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", ep.url)
+        monkeypatch.setenv("RMH_MODEL", "stub-model")
+        section = load(vault=tmp_path / "vault").llm
+        with rlm_repl(ops, section) as (rlm, sb):
+            rlm.begin_exec()
+            result = sb.exec("(rlm_call('Alice moved to Berlin.', 'Where?'), "
+                             "rlm_batch([('Bob plays the cello.', 'What?')]), "
+                             "ask('Where did Alice move?', budget=2)['answer'])")
+        assert result.ok, result.error
+        seen = (result.value or "") + result.stdout + result.stderr
+        assert KEY not in seen, seen
+        assert "***" in seen  # the answer itself still arrives
+        assert ep.headers[0]["authorization"] == f"Bearer {KEY}"
 
 
 def test_each_server_exec_gets_its_own_budget(vault: tuple[Vault, VaultCalls]) -> None:

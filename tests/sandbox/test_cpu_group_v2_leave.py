@@ -138,3 +138,78 @@ def test_the_last_supervisor_to_leave_turns_cpu_off(v2: tuple[Path, list[str]]) 
     cpu_group.remove_all()
     assert writes == ["cgroup.subtree_control -cpu", "cgroup.procs 0"]
     assert list(parent.iterdir()) == []
+
+
+# Another supervisor starting beside this one, still in the shared cgroup itself: it lists its
+# pid in the stand-in's `cgroup.procs` (the processes the cgroup itself holds), and after
+# `delay` seconds (never, when negative) moves into a leaf of its own: it empties that file.
+STARTING = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    procs, delay = Path(sys.argv[1]) / "cgroup.procs", float(sys.argv[2])
+    procs.write_text(f"{os.getpid()}\\n")
+    print("in", flush=True)
+    if delay >= 0:
+        time.sleep(delay)
+        procs.write_text("")
+    sys.stdin.read()
+""")
+
+
+def _kernel_rule(parent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in refuses `+cpu` (EBUSY) while its `cgroup.procs` lists a process, as the
+    kernel does for a cgroup holding processes of its own."""
+    recorded = cpu_group._write
+
+    def write(path: Path, value: str) -> None:
+        recorded(path, value)
+        if value == "+cpu" and (parent / "cgroup.procs").read_text().strip():
+            raise cpu_group.CpuGroupError("busy") from OSError(errno.EBUSY, "busy")
+
+    monkeypatch.setattr(cpu_group, "_write", write)
+    monkeypatch.setattr(cpu_group, "_read", lambda path: path.read_text()
+                        if path.name == "cgroup.procs" and path.exists() else "")
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.0])
+def test_a_supervisor_starting_beside_this_one_does_not_cost_it_its_cpu_group(
+        v2: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch, delay: float) -> None:
+    """Two rmh starting in one cgroup: this one turns `cpu` on while the other is still in the
+    cgroup itself, before its own move into its leaf. main: EBUSY, given up ("not delegated
+    with cpu"), no cpu group for its workers. Now tried again until the other has moved."""
+    parent, writes = v2
+    _kernel_rule(parent, monkeypatch)
+    monkeypatch.setattr(cpu_group, "_BUSY_S", 30.0, raising=False)  # however loaded
+    other = subprocess.Popen([sys.executable, "-c", STARTING, str(parent), str(delay)],
+                             env=ENV, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "in\n"
+        ok, why = cpu_group.status()
+        assert ok, why
+        assert "cgroup.subtree_control +cpu" in writes
+        assert [p.name for p in parent.iterdir() if p.is_dir()] == [
+            f"{cgroup_owner.tag()}.host"]
+        group = cpu_group.make()
+        assert group is not None and group.path.is_dir()
+    finally:
+        other.communicate("", timeout=30)
+
+
+def test_a_process_that_stays_in_the_cgroup_is_named(
+        v2: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process of the service stays in the cgroup itself: no cpu group, and the reason says
+    so and names it (main: "not delegated with cpu: ... busy", which it is)."""
+    parent, writes = v2
+    _kernel_rule(parent, monkeypatch)
+    monkeypatch.setattr(cpu_group, "_BUSY_S", 0.2, raising=False)
+    other = subprocess.Popen([sys.executable, "-c", STARTING, str(parent), "-1"],
+                             env=ENV, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "in\n"
+        ok, why = cpu_group.status()
+        assert not ok
+        assert "not delegated" not in why and str(other.pid) in why and "leaf" in why, why
+        assert [p.name for p in parent.iterdir() if p.is_dir()] == []
+        assert writes[-1] == "cgroup.procs 0", writes  # moved back
+    finally:
+        other.communicate("", timeout=30)
