@@ -1,13 +1,16 @@
 """Folder -> index reconciliation.
 
 Incremental: a file whose (size, mtime_ns, inode, ctime_ns) match the index is not read at
-all; a file whose stat changed is read and hashed, and re-parsed only when its content hash
-changed. A file whose ctime was recent when the sync began is indexed with folders.RACY for
-its ctime (`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again.
-A file whose ctime is ahead of the file system's clock is read once, then trusted until that
-clock comes near it (storage/future.py). A row indexed before ctimes were kept
-(folders.LEGACY) whose other stats match is trusted as it was then, and its ctime stored
-without a read. A new
+all (in a folder whose listing changed, those files are found by one comparison of arrays
+per folder, stat_cache.py `same_stats`, not a row built per note: after 50 notes added to 50
+folders of ~1,000, the sync's CPU 0.53 -> 0.32 s, session41/NOTES-PERF43.md); a file whose
+stat changed is read and hashed, and re-parsed only when its content hash changed. A file
+whose ctime was recent when the sync began is indexed with folders.RACY for its ctime
+(`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again. A file
+whose ctime is ahead of the file system's clock is read once, then trusted until that clock
+comes near it (storage/future.py). A row indexed before ctimes were kept (folders.LEGACY)
+whose other stats match is trusted as it was then, and its ctime stored without a read.
+A new
 file whose hash equals that of a note that disappeared in the same pass is the same note,
 renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
 (an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
@@ -18,7 +21,7 @@ A full sync of an index parsed by another parser version reads and re-parses eve
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import NoteNotFound, NotText, PathRefused, PermissionDenied, QuotaExceeded
@@ -30,6 +33,7 @@ from . import reparse
 from .folders import LEGACY, now
 from .future import FileSystemClock, stored, unchanged
 from .index import Index, StatRow
+from .stat_cache import same_stats
 from .store import FileStat, Store
 
 
@@ -107,6 +111,18 @@ def _read(store: Store, st: FileStat, report: SyncReport) -> str | None:
     except OSError as exc:
         report.errors.append(f"{st.path}: {exc.strerror or exc}")
     return None
+
+
+class _Either(Container[str]):
+    """A path in either of two containers (the listed notes found unchanged, the index)."""
+
+    __slots__ = ("_a", "_b")
+
+    def __init__(self, a: Container[str], b: Container[str]) -> None:
+        self._a, self._b = a, b
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._a or path in self._b
 
 
 def _same_stat(a: StatRow, b: FileStat) -> bool:
@@ -195,6 +211,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     only = None if only is None else sorted(set(only))
     known: Mapping[str, StatRow]
     files: dict[str, FileStat]
+    same: set[str] = set()  # listed notes whose stats equal their rows: unchanged (below)
     if only is None:
         known, folders = index.stat_folders()
         listings = store.listings(folders, scan_workers(len(known)) if workers is None
@@ -203,7 +220,10 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
         for listing in listings:
             report.temps.extend(f"{listing.folder}/{t}" if listing.folder else t
                                 for t in listing.temps)
-            notes, skips = store.notes_in(listing, known)
+            if not (again or owed) and listing.names:  # the unchanged notes at once
+                same |= same_stats(known, listing.folder, listing.names, (
+                    listing.sizes, listing.mtimes, listing.inodes, listing.ctimes))
+            notes, skips = store.notes_in(listing, _Either(same, known))
             files.update((f.path, f) for f in notes)
             skipped.extend(skips)
             if not listing.same:
@@ -239,7 +259,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     changes: list[tuple[bool, NoteRow, list[LinkRow]]] = []  # (is a new note, row, links)
     restats: list[tuple[int, FileStat]] = []  # touched but unchanged content: no re-parse
     new_texts: dict[str, tuple[FileStat, str]] = {}
-    paths = sorted(files) if not (again or owed) else sorted(set(files) | {
+    paths = sorted(files.keys() - same) if not (again or owed) else sorted(set(files) | {
         p for p in known if p not in gone and (again or known[p].id in owed)})  # unlisted
     for path in paths:
         old = known.get(path)

@@ -46,7 +46,6 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ...int_arrays import member
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
 from .. import dense_store, ivf_store
@@ -319,10 +318,10 @@ class DenseIndex:
         elif self.stale.any():
             live = ~self.stale[notes]
             notes, sims = notes[live], sims[live]
-        sel = member(self.delta.lists, lists)
-        if sel.any():
-            notes = np.concatenate((notes, self.delta.row_notes()[sel].astype(np.int32)))
-            sims = np.concatenate((sims, np.vecdot(self.delta.matrix[sel], q)))
+        rows, owners = self.delta.in_lists(lists)
+        if rows.size:
+            notes = np.concatenate((notes, owners))
+            sims = np.concatenate((sims, np.vecdot(self.delta.matrix[rows], q)))
         # the best scanned row per note, 0 for notes with none (only scanned entries touched);
         # float64 values, as `best` holds: ufunc.at casting each one was ~30x slower (10 ms a
         # query at 10^6 notes), and the cast is exact

@@ -86,6 +86,29 @@ class Rows:
         counts = np.diff(np.append(self.starts, self.matrix.shape[0]))
         return np.repeat(self.notes, counts)
 
+    @cached_property
+    def by_list(self) -> tuple[I64, I32, I32]:
+        """(order, lists, notes): the rows stably sorted by their list (`order`), with each
+        one's list and note in that order. Made once per `Rows`, at its first query on the
+        approximate layout: a query then finds its probed lists' rows by binary search
+        instead of rebuilding every row's note and testing every row's list (0.13 + 0.06 s
+        of 0.5 s for 300 queries at 27 % of 20,000 notes' rows changed: NOTES-DENSE42.md)."""
+        order = np.argsort(self.lists, kind="stable").astype(np.int64)
+        return order, self.lists[order], self.row_notes()[order].astype(np.int32)
+
+    def in_lists(self, probed: I32) -> tuple[I64, I32]:
+        """(rows, notes) of the rows whose list is in `probed` (distinct lists), grouped by
+        list in `probed`'s order, each list's rows ascending."""
+        order, lists, notes = self.by_list
+        lo = np.searchsorted(lists, probed, side="left")
+        hi = np.searchsorted(lists, probed, side="right")
+        size = hi - lo
+        total = int(size.sum())
+        if not total:
+            return np.zeros(0, np.int64), np.zeros(0, np.int32)
+        at = np.repeat(lo - (np.cumsum(size) - size), size) + np.arange(total)
+        return order[at], notes[at]
+
 
 def no_rows(dim: int) -> Rows:
     return Rows(np.zeros((0, dim), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64),
@@ -117,6 +140,7 @@ class Overlay:
         d = self.delta
         made = self.__dict__.get("live_at")  # once a query made it
         held = 0 if made is None else int(made.nbytes)
+        held += sum(int(a.nbytes) for a in d.__dict__.get("by_list", ()))
         return held + sum(a.nbytes for a in (self.stale, self.cut, d.matrix, d.notes, d.starts,
                                               d.lists))
 
