@@ -42,6 +42,7 @@ from .clocks import (
     MONTH_NAMES,
     WEEKDAYS,
     TimeRef,
+    absolute,
     count_of,
     month_number,
     month_range,
@@ -103,6 +104,16 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     text = " ".join(rest)
     over = (weeks_wide(r) for r in resolve(text, now) if r.end < now)
     return distinct((*out, *over, *loose(untimed(text, names=False), now)), MAX_ASKED)
+
+
+@functools.lru_cache(maxsize=256)
+def by_calendar(expr: str) -> bool:
+    """Whether a time expression names its time by the calendar (a month, a day, a year, a
+    holiday, a weekday: "March 2026", "2026-03-19", "in March", "on Monday", "at
+    Christmas"), whose bounds are the calendar's, rather than counting from the day it is
+    asked ("two weeks ago", "last week", "in the last 30 days"), which people count loosely
+    (retrieval/when.py EDGE)."""
+    return bool(absolute(expr)) or _LOOSE.search(expr) is not None
 
 
 def weeks_wide(ref: TimeRef) -> TimeRef:

@@ -123,7 +123,7 @@ def ranks(corpus: Corpus, q: Cloze, bm25: Bm25Index, dense: Dense) -> tuple[floa
     """The source's reciprocal rank under BM25 and under dense (step 2)."""
     i, doc = q.source, field_tokens(corpus.titles[q.source], corpus.aliases[q.source],
                                     described(corpus.frontmatter[q.source],
-                                              corpus.titles[q.source]), q.rest)
+                                              corpus.titles[q.source], q.rest), q.rest)
     b = bm25.updated({i: (note_document(corpus, i), doc)}, bm25.n_docs).score(q.query)
     qvec = dense.encoder.encode([q.query])[0]
     d = dense_scores(dense.index, dense.encoder, q.query, qvec).copy()

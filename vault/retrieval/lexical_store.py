@@ -42,14 +42,15 @@ from .signals.vocabulary import Vocabulary
 
 VERSION = 4  # of the file: 2 was an .npz; 3: a mapped file; 4: each note's content terms
 # (conjunctive.py `terms`, the median note length fusion.py's `long_query` reads)
-DIGEST_VERSION = 8  # of what a build derives from (2: BM25 over stems; 3: the
+DIGEST_VERSION = 9  # of what a build derives from (2: BM25 over stems; 3: the
 # conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
 # their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
 # (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; Arabic and Hindi words stemmed, `stem`;
 # a frontmatter `title` beside the aliases, bm25.py `described`; session 32; 8: a soft
-# hyphen or zero-width joiner inside a word keeps it one word, `tokenize`; session 33)
+# hyphen or zero-width joiner inside a word keeps it one word, `tokenize`; session 33;
+# 9: the words of a note's other properties, notes/properties.py; session 41)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
@@ -69,7 +70,8 @@ def _digest(corpus: Corpus) -> str:
     h.update(f"rmh-lexical/{DIGEST_VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):
         title = corpus.titles[i]
-        parts = (title, "\x1f".join(corpus.aliases[i]), described(corpus.frontmatter[i], title),
+        parts = (title, "\x1f".join(corpus.aliases[i]),
+                 described(corpus.frontmatter[i], title, corpus.bodies[i]),
                  corpus.content_hashes[i] or corpus.bodies[i])
         h.update(("\x1e" + "\x1d".join(parts)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()

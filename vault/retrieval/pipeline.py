@@ -51,7 +51,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    (cited.above_pointers: the pointer's words describe its target); given `now`
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
-   passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
+   passage BM25 ranks (second_pass.py; not for a query longer than a passage, nor one that
+   names only a time: topicless.py); 7. rerank:
    the top `rerank_top_n` re-ordered by the cross-encoder, its best `rerank_keep` first;
 8. whole name (stages.whole_name_stage): the notes whose title or alias is the whole query,
    token for token, first (a query that is a note's name asks for it).
@@ -374,7 +375,10 @@ class SearchEngine:
         idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0,
                                HEAD if p.second_pass else 0), s.eligible, corpus.paths)
         ranked = [int(i) for i in idx]
-        if p.second_pass:
+        if p.second_pass and "time" in s.signals:  # topicless.py: its words are frame words
+            s.stages["second_pass"] = ("skipped: the query names a time and no topic (its "
+                                       "passages hold only its frame words)")
+        elif p.second_pass:
             base = s.fusion.fused + s.context + s.named  # named(d), before anything learned
             learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(

@@ -9,7 +9,8 @@ weights, so it holds when fusion changes:
   dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
 - `coverage`: the share of the query's content terms, weighted by their inverse document
   frequency over the vault, that the best-covered of the top `TOP` hits contains in its
-  title, aliases, frontmatter tags or body, as BM25 reads them (covered.py: compared by
+  title, aliases, frontmatter title, description, tags and other properties or body, as BM25
+  reads them (covered.py: compared by
   stem, the words of a date expression left out).
 
 P(relevant) = σ(b₀ + b₁·dense + b₂·coverage) (logistic calibration in the manner of Platt
@@ -30,9 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.note import frontmatter_tags
 from ..storage.corpus import Corpus
 from .covered import coverage, day_words, query_terms
+from .signals.bm25 import described
 
 TOP = 3  # hits whose text is checked for the query's terms
 
@@ -102,6 +103,7 @@ def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None
     best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
     cover = coverage(terms, frequency(terms), len(corpus),
                      ["\n".join([corpus.titles[i], *corpus.aliases[i],
-                                 *frontmatter_tags(corpus.frontmatter[i]), corpus.bodies[i]])
+                                 described(corpus.frontmatter[i], corpus.titles[i],
+                                           corpus.bodies[i]), corpus.bodies[i]])
                       for i in head], days, frequency(days) if days else ())
     return judge(best, cover)

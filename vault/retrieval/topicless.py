@@ -22,8 +22,6 @@ Which queries are topicless: times_asked.py `topicless`.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Mapping
 from datetime import date, datetime
 
@@ -33,7 +31,8 @@ import numpy.typing as npt
 from ..notes.times_asked import asked_alone
 from ..plural import counted
 from ..storage.corpus import Corpus
-from .when import NO_DAY, closeness_days, name_day, note_day
+from .anchored import anchored
+from .when import SLACK, closeness_days, note_days
 
 F64 = npt.NDArray[np.float64]
 
@@ -43,30 +42,10 @@ def time_scores(corpus: Corpus, query: str, now: date) -> F64 | None:
     mask), or None when the query is not topicless or names no time that is over by
     `now`."""
     asked = asked_alone(query, now)
-    return closeness_days(asked, note_days(corpus)) if asked else None
-
-
-_DAYS: tuple[weakref.ref[Corpus], npt.NDArray[np.int64]] | None = None
-_LOCK = threading.Lock()
-
-
-def note_days(corpus: Corpus) -> npt.NDArray[np.int64]:
-    """Each note's day (when.py `note_day`, else `name_day`) as a proleptic ordinal, NO_DAY
-    without one. Reading every note's frontmatter costs ~15 µs a note (1.5 s at 10^5), so the
-    last corpus's days are kept (by a weak reference: no corpus is kept alive by them) until
-    the next generation. A pure function's cache: the answer never depends on it."""
-    global _DAYS
-    with _LOCK:
-        got = _DAYS
-    if got is not None and got[0]() is corpus:
-        return got[1]
-    days = np.fromiter((day.toordinal() if (day := note_day(fm) or name_day(path)) else NO_DAY
-                        for fm, path in zip(corpus.frontmatter, corpus.paths, strict=True)),
-                       dtype=np.int64, count=len(corpus))
-    days.flags.writeable = False
-    with _LOCK:
-        _DAYS = (weakref.ref(corpus), days)
-    return days
+    if not asked:
+        return None
+    days = note_days(corpus)
+    return closeness_days(anchored(asked, days, now, SLACK)[0], days)
 
 
 def time_channel(sig: dict[str, F64], weights: dict[str, float], corpus: Corpus, query: str,

@@ -25,7 +25,12 @@ named), or between R and a range one of the note's own expressions
 names, resolved against the note's date (the two clocks of NDM: "Last month I sold my bike"
 said on 9 May is about April) and no longer than R (a note saying "this year" is no evidence
 of a day asked about). M_g, the slack of R's granularity (a day 3, a week 3, a month
-or a season 7, a year 30 days), takes people's loose counting ("a week ago" for six days). A note
+or a season 7, a year 30 days), takes people's loose counting ("a week ago" for six days);
+outside a range named by the calendar (times_asked.py `by_calendar`: "March 2026", "in March")
+m is at most EDGE (a half), so every note inside it goes above every note outside it (a note
+of 1 April was lifted x1.86 for "March 2026", as much as the March notes' x2). When no head
+note is lifted, a time named without a year moves to the latest such time a head note's day
+lies in (anchored.py: "on Monday" asked of notes that stop in March). A note
 without a date, a query without a time, or no
 `now` leaves every score as it was. w = `weights.when`.
 """
@@ -35,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -44,8 +50,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.clocks import TimeRef, absolute, resolve
-from ..notes.times_asked import asked_ranges, distinct
+from ..notes.times_asked import asked_ranges, by_calendar, distinct
 from ..storage.corpus import Corpus
+from .anchored import anchored
 from .fusion import top
 
 F64 = npt.NDArray[np.float64]
@@ -53,6 +60,8 @@ HEAD = 100
 MAX_OWN = 64  # ranges read from a note (`distinct`)
 SCAN = 1 << 16  # characters of a note's body read for its own expressions
 SLACK = {"day": 3, "week": 3, "month": 7, "season": 7, "year": 30}  # M_g, days
+EDGE = 0.5  # E: m's most outside a range named by the calendar (untuned: any E < 1 orders
+# the notes inside it first; a half keeps a next-morning note above an undated one)
 DATE_KEYS = ("date", "updated", "created")
 NO_DAY = -1  # `closeness_days`: a note without a day
 _NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -155,8 +164,10 @@ def closeness(asked: Sequence[TimeRef], day: date | None, own: Sequence[TimeRef]
         slack, width = SLACK[r.granularity], (r.end - r.start).days
         spans = ([(day, day)] if day is not None else []) + [
             (o.start, o.end) for o in own if (o.end - o.start).days <= width]
+        edge = EDGE if by_calendar(r.expr) else 1.0
         for s in spans:
-            best = max(best, 1.0 - _gap((r.start, r.end), s) / slack)
+            gap = _gap((r.start, r.end), s)
+            best = max(best, 1.0 if gap == 0 else edge * (1.0 - gap / slack))
     return max(0.0, best)
 
 
@@ -166,8 +177,32 @@ def closeness_days(asked: Sequence[TimeRef], days: npt.NDArray[np.int64]) -> F64
     best = np.zeros(days.shape[0], dtype=np.float64)
     for r in asked:
         gap = np.maximum(0, np.maximum(r.start.toordinal() - days, days - r.end.toordinal()))
-        best = np.maximum(best, 1.0 - gap / SLACK[r.granularity])
+        edge = EDGE if by_calendar(r.expr) else 1.0
+        best = np.maximum(best, np.where(gap == 0, 1.0, edge * (1.0 - gap / SLACK[r.granularity])))
     return np.where(days == NO_DAY, 0.0, np.maximum(best, 0.0))
+
+
+_DAYS: tuple[weakref.ref[Corpus], npt.NDArray[np.int64]] | None = None
+_LOCK = threading.Lock()
+
+
+def note_days(corpus: Corpus) -> npt.NDArray[np.int64]:
+    """Each note's day (when.py `note_day`, else `name_day`) as a proleptic ordinal, NO_DAY
+    without one. Reading every note's frontmatter costs ~15 µs a note (1.5 s at 10^5), so the
+    last corpus's days are kept (by a weak reference: no corpus is kept alive by them) until
+    the next generation. A pure function's cache: the answer never depends on it."""
+    global _DAYS
+    with _LOCK:
+        got = _DAYS
+    if got is not None and got[0]() is corpus:
+        return got[1]
+    days = np.fromiter((day.toordinal() if (day := note_day(fm) or name_day(path)) else NO_DAY
+                        for fm, path in zip(corpus.frontmatter, corpus.paths, strict=True)),
+                       dtype=np.int64, count=len(corpus))
+    days.flags.writeable = False
+    with _LOCK:
+        _DAYS = (weakref.ref(corpus), days)
+    return days
 
 
 def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
@@ -182,16 +217,31 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
     asked = asked_ranges(query, now)
     if not asked:
         return final, None, "skipped: the query names no time"
-    factor = np.ones(final.shape[0], dtype=np.float64)
-    for i in top(final, HEAD, eligible, corpus.paths).tolist():
-        day = note_day(corpus.frontmatter[i]) or name_day(corpus.paths[i])
-        m = closeness(asked, day, ())
-        if day is not None and m < 1.0:  # its own expressions can only bring it nearer
-            m = closeness(asked, day, own_ranges(corpus.bodies[i], day))
-        factor[i] = 1.0 + weight * m
+    head = top(final, HEAD, eligible, corpus.paths).tolist()
+    days = [note_day(corpus.frontmatter[i]) or name_day(corpus.paths[i]) for i in head]
+    factor = _factors(corpus, asked, head, days, final.shape[0], weight)
+    moved: tuple[str, ...] = ()
+    if not np.any(factor > 1.0):  # nothing found lies in it: the latest time that does
+        ordinals = np.array([d.toordinal() for d in days if d is not None], dtype=np.int64)
+        asked, moved = anchored(asked, ordinals, now, SLACK)
+        if moved:
+            factor = _factors(corpus, asked, head, days, final.shape[0], weight)
     lifted = int(np.count_nonzero(factor > 1.0))
     named = "; ".join(f"{r.expr!r} = {r.start.isoformat()}..{r.end.isoformat()}"
+                      + (" (the latest the notes found hold)" if r.expr in moved else "")
                       for r in asked)
     return (final * factor, factor,
             f"ran (now {now.isoformat()}: {named}; {lifted} of the first {HEAD} notes lifted, "
             f"up to x{1.0 + weight:g})")
+
+
+def _factors(corpus: Corpus, asked: Sequence[TimeRef], head: Sequence[int],
+             days: Sequence[date | None], n: int, weight: float) -> F64:
+    """1 + weight * m(d) for the `head` notes (their `days`), 1 elsewhere."""
+    factor = np.ones(n, dtype=np.float64)
+    for i, day in zip(head, days, strict=True):
+        m = closeness(asked, day, ())
+        if day is not None and m < 1.0:  # its own expressions can only bring it nearer
+            m = closeness(asked, day, own_ranges(corpus.bodies[i], day))
+        factor[i] = 1.0 + weight * m
+    return factor

@@ -52,6 +52,7 @@ import numpy.typing as npt
 
 from ...cancel import checked
 from ...notes.note import frontmatter_tags
+from ...notes.properties import property_text
 from ...notes.text import stems, tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
@@ -79,13 +80,15 @@ def field_tokens(title: str, aliases: Sequence[str], description: str, body: str
     return tokenize(title) * TITLE_WEIGHT + side * ALIAS_WEIGHT + tokenize(body) * BODY_WEIGHT
 
 
-def described(frontmatter: Mapping[str, Any], title: str) -> str:
+def described(frontmatter: Mapping[str, Any], title: str, body: str = "") -> str:
     """What a note's frontmatter adds to its aliases' field: its `title` (a string whose
     words are not those of `title`, the file's), its `description` (a string; both keys in
-    any case, as `frontmatter_tags` reads `Tags:`) and its tags (note.py `frontmatter_tags`),
-    space-joined. A vault of Hugo, Jekyll or Zettelkasten notes names each `2024-01-05.md`
-    or `202401051230.md` and writes the title in `title:`; Obsidian's search finds the note
-    by it (properties are searched)."""
+    any case, as `frontmatter_tags` reads `Tags:`), its tags (note.py `frontmatter_tags`)
+    and its other properties' words that neither `title` nor `body` holds
+    (notes/properties.py: `status: blocked`, `owner: "[[Alice]]"`), space-joined. A vault
+    of Hugo, Jekyll or Zettelkasten notes names each `2024-01-05.md` or `202401051230.md`
+    and writes the title in `title:`; Obsidian's search finds the note by it (properties
+    are searched)."""
     found = {"title": "", "description": ""}
     for key, value in frontmatter.items():
         low = key.lower() if key.isascii() else ""
@@ -95,13 +98,15 @@ def described(frontmatter: Mapping[str, Any], title: str) -> str:
     if named and tokenize(named) != tokenize(title):
         text = f"{named} {text}" if text else named
     tags = frontmatter_tags(frontmatter) if frontmatter else []
-    return " ".join([text, *tags]) if tags else text
+    props = property_text(frontmatter, f"{title}\n{body}") if frontmatter else ""
+    return " ".join(p for p in (text, *tags, props) if p)
 
 
 def note_document(corpus: Corpus, i: int) -> list[str]:
     """The weighted token list of the note at position `i`."""
     return field_tokens(corpus.titles[i], corpus.aliases[i],
-                        described(corpus.frontmatter[i], corpus.titles[i]), corpus.bodies[i])
+                        described(corpus.frontmatter[i], corpus.titles[i], corpus.bodies[i]),
+                        corpus.bodies[i])
 
 
 def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:

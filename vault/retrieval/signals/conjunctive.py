@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from ...cancel import checked
 from ...notes.note import frontmatter_tags
+from ...notes.properties import property_text
 from ...notes.text import tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
@@ -52,11 +53,14 @@ U32 = npt.NDArray[np.uint32]
 
 
 def note_text(corpus: Corpus, i: int) -> str:
-    """What the conjunctive channel reads of a note: title, aliases, frontmatter tags (as
-    BM25 reads them, bm25.py) and body."""
+    """What the conjunctive channel reads of a note: title, aliases, frontmatter tags and
+    the other properties' words (as BM25 reads them, bm25.py; notes/properties.py) and
+    body."""
     fm = corpus.frontmatter[i]
     tags = frontmatter_tags(fm) if fm else []
-    return " ".join([corpus.titles[i], *corpus.aliases[i], *tags, corpus.bodies[i]])
+    title, body = corpus.titles[i], corpus.bodies[i]
+    props = property_text(fm, f"{title}\n{body}") if fm else ""
+    return " ".join([title, *corpus.aliases[i], *tags, *([props] if props else []), body])
 
 
 L_SCALE = float(1 << 32)  # fixed-point scale of l_u in S1
