@@ -40,7 +40,6 @@ import numpy.typing as npt
 
 from ...cancel import checked
 from ...notes.note import frontmatter_tags
-from ...notes.properties import property_text
 from ...notes.text import tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
@@ -54,13 +53,13 @@ U32 = npt.NDArray[np.uint32]
 
 def note_text(corpus: Corpus, i: int) -> str:
     """What the conjunctive channel reads of a note: title, aliases, frontmatter tags and
-    the other properties' words (as BM25 reads them, bm25.py; notes/properties.py) and
-    body."""
+    body. The other properties' words are BM25's and the relevance check's only
+    (notes/properties.py): read here too they cost LoCoMo recall@10 -0.0045 [-0.0075,
+    -0.0020] (13 questions lost, 0 won; session 41, QUERY41) by giving generated notes
+    their `type` words as term pairs."""
     fm = corpus.frontmatter[i]
     tags = frontmatter_tags(fm) if fm else []
-    title, body = corpus.titles[i], corpus.bodies[i]
-    props = property_text(fm, f"{title}\n{body}") if fm else ""
-    return " ".join([title, *corpus.aliases[i], *tags, *([props] if props else []), body])
+    return " ".join([corpus.titles[i], *corpus.aliases[i], *tags, corpus.bodies[i]])
 
 
 L_SCALE = float(1 << 32)  # fixed-point scale of l_u in S1
