@@ -74,7 +74,7 @@ def test_moves_beside_an_appending_editor_leave_no_link_dangling(tmp_path: Path)
             with open(root / f"R{rng.randrange(REFERRERS)}.md", "a", encoding="utf-8") as fh:
                 fh.write(f"ed-{k}\n")
             written.append(f"ed-{k}")
-            done.wait(rng.random() * 0.004)
+            done.wait(rng.random() * 0.01)
 
     servers = [threading.Thread(target=serve, args=(root, n, t, 20, acked))
                for n, t in (("S0", "a"), ("S1", "b"))]
