@@ -140,8 +140,9 @@ FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps", "arc
 # a removal, which every floor that keeps positions follows, the typed error an untyped
 # OSError or SQLite error stands for (the boundary's storage_error), and integer set
 # operations without numpy's set routines (int_arrays: the shift and every floor use them);
-# a count said in words (plural: errors and every floor's reports use it)
-GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural"}
+# a count said in words (plural: errors and every floor's reports use it); whether a folder
+# has room for a block (room: errors reads a write's "disk I/O error" by it)
+GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural", "room"}
 
 
 def vault_floor(module: str) -> int | None:

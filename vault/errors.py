@@ -44,6 +44,8 @@ import sqlite3
 from collections import Counter
 
 from .plural import counted
+from .room import no_space as no_space
+from .room import sqlite_folder_full
 
 
 class VaultError(Exception):
@@ -363,8 +365,9 @@ _SQLITE_EFBIG = (778, 1546, 4874)
 def is_disk_full(exc: BaseException) -> bool:
     """Whether `exc` says the disk (or quota, or file-size limit) is full: an OSError with
     ENOSPC/EDQUOT/EFBIG, a SQLite error with SQLITE_FULL (also when SQLite only got
-    SQLITE_IOERR writing: its message then names the full disk; under a file-size limit, the
-    IOERR codes SQLite reports EFBIG as: `_SQLITE_EFBIG`), or DiskFull itself (the index
+    SQLITE_IOERR writing: its message then names the full disk; the IOERR codes SQLite reports
+    EFBIG and EDQUOT as, `_SQLITE_EFBIG`, under a file-size limit or where a folder of its
+    files has no room: room.py), or DiskFull itself (the index
     opened read only on a full disk refuses every write with it)."""
     if isinstance(exc, DiskFull):
         return True
@@ -373,22 +376,13 @@ def is_disk_full(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         code = getattr(exc, "sqlite_errorcode", None)
         return ((code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
-                or (code in _SQLITE_EFBIG and size_limited()))
+                or (code in _SQLITE_EFBIG and (size_limited() or sqlite_folder_full())))
     return False
 
 
 def size_limited() -> bool:
     """Whether this process may not grow a file past some size (RLIMIT_FSIZE, `ulimit -f`)."""
     return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
-
-
-def no_space(folder: str) -> bool:
-    """Whether the file system holding `folder` has no block left for this user (what
-    SQLite reports only as a "disk I/O error" when it cannot create its WAL index there)."""
-    try:
-        return os.statvfs(folder).f_bavail == 0
-    except OSError:
-        return False
 
 
 class SchemaTooNew(sqlite3.DatabaseError):

@@ -18,6 +18,7 @@ from .errors import (
     NoteExists,
     NoteNotFound,
     NotText,
+    PathRefused,
     QuotaExceeded,
     VaultError,
     is_disk_full,
@@ -30,7 +31,7 @@ from .notes.hashing import content_hash
 from .notes.links import Resolver
 from .notes.note import Link, rewrite_links
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
-from .notes.relinks import moved, names_meaning, relink_plan, retarget
+from .notes.relinks import moved, names_meaning, relink_plan, retarget, unread
 from .parts import VaultParts
 from .storage.attachments import attachment_path, is_attachment
 from .storage.future import file_system_now
@@ -313,6 +314,9 @@ class VaultWrites(VaultParts):
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before, after,
                            old_path, new_path, self._reach())
+        if lost := unread(plan, before, after, note_id, new_path):
+            raise PathRefused(new_path, "a link to it would be read as code, math or a "
+                              f"comment in {', '.join(lost[:3])}" + (" ..." if lost[3:] else ""))
         for path, _, new_text in plan:  # before any change: the store would refuse such a
             _fits(path, new_text, " after the move rewrites its links")  # rewrite after the
             # rename, which left the move half made

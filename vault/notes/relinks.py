@@ -180,6 +180,33 @@ def relink_plan(
     return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]
 
 
+def meaning(text: str, resolver: Resolver, src: str, note_id: int) -> int:
+    """How many links in note `src`'s `text` mean note `note_id` under `resolver`, read as the
+    index reads them (a link inside code, math or a comment is none)."""
+    found = 0
+
+    def visit(link: Link) -> None:
+        nonlocal found
+        target = link.target
+        if link.kind == "markdown":
+            found += resolver.resolve_markdown(target, src) == note_id
+        elif target:
+            found += resolver.resolve_name(target, src) == note_id
+
+    rewrite_links(text, visit)
+    return found
+
+
+def unread(plan: Sequence[tuple[str, str, str]], before: Resolver, after: Resolver,
+           note_id: int, new_path: str) -> list[str]:
+    """The referrers in `plan` (`relink_plan`) whose rewritten text holds fewer links meaning
+    the moved note than before the move: a new name holding a backtick, `$`, `%%` or `<!--`
+    can open code, math or a comment with a character the note already holds, and the links
+    rewritten to that name are then text; a move that would lose them is refused (session 41)."""
+    return [path for path, now, new in plan if path != new_path
+            and meaning(new, after, path, note_id) < meaning(now, before, path, note_id)]
+
+
 def names_meaning(before: Resolver, note_id: int, src: str) -> tuple[str, ...]:
     """The path keys by which a bare link target written in note `src` meant note `note_id`
     under `before` (rules 1 and 2: its vault path, and each shorter trailing part of it that

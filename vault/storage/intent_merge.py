@@ -87,6 +87,19 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
     return "written" if swap(store, rw.path, now, out) else "left"
 
 
+def rewrite_once(store: Store, rw: Rewrite, undo: bool, now: str | None, old: str, new: str,
+                 wiki: str) -> str | None:
+    """One try of a move's planned rewrite (or, `undo`, its take-back) on the file hashing to
+    `now`, in the move of `old` to `new` (intents.py `_rewrite`): "written", "left" or None."""
+    if undo:  # undo what was made, the same guarded way
+        return "written" if now == rw.new_hash and swap(store, rw.path, rw.new_hash,
+                                                       rw.text) else None
+    if now == rw.old_hash and rw.old_hash != rw.new_hash:
+        return "written" if swap(store, rw.path, rw.old_hash, rw.new_text) else "left"
+    merge = None if now == rw.new_hash else merged(store, rw, now, old, new, wiki)
+    return merge if merge in ("written", "left") else None
+
+
 def twins(store: Store, a: str, b: str) -> bool:
     """Whether `a` and `b` are two links to one file (a rename killed between its link and
     its unlink: Store.move finishes it)."""

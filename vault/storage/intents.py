@@ -66,7 +66,7 @@ from .fileops import create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
-from .intent_merge import fold_old, folded_before, merged, swap, twins
+from .intent_merge import fold_old, folded_before, rewrite_once, twins
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -81,6 +81,7 @@ INTENTS_NAME, LEFT_NAME = "intents", "intents-left.json"  # in the held `.rmh/` 
 INTENTS_DIR = f"{STATE_DIR}/{INTENTS_NAME}"
 LEFT_LOG = f"{STATE_DIR}/{LEFT_NAME}"  # recovered with files left, until doctor shows
 LEFT_KEPT = 50  # outcomes that log keeps, the latest
+TRIES = 8  # a rewrite made again over a save racing it (`_rewrite`): a bound, not fitted
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     """(inode, mtime_ns, ctime_ns) of the vault's intent journal folder, None without one:
@@ -216,22 +217,16 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
 
 
 def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
-    """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring)."""
-    now = step_hash(store, rw.path)
-    if undo:  # undo what was made, the same guarded way
-        if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
-            out.written.append(rw.path)
-    elif now == rw.old_hash and rw.old_hash != rw.new_hash:
-        if swap(store, rw.path, rw.old_hash, rw.new_text):
-            out.written.append(rw.path)
-        else:
-            out.left.append(rw.path)
-    elif now != rw.new_hash:
-        merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
-        if merge == "written":
-            out.written.append(rw.path)
-        elif merge == "left":
-            out.left.append(rw.path)
+    """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring). Left
+    because the file changed again while it was made (a save racing the swap), it is made
+    again over that save, up to `TRIES` times (session 41: an appending editor left links)."""
+    for _ in range(TRIES):
+        now = step_hash(store, rw.path)
+        done = rewrite_once(store, rw, undo, now, intent.old, intent.new, intent.wiki)
+        if done != "left" or step_hash(store, rw.path) == now:
+            break
+    if done is not None:
+        (out.written if done == "written" else out.left).append(rw.path)
 
 
 def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:

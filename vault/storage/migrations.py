@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PathRefused, SchemaTooNew
+from ..room import keeps_sqlite_in
 from .held_sqlite import connect_held, held_folder
 
 
@@ -42,6 +43,8 @@ def connect(path: Path | str, *, read_only: bool = False, **options: Any) -> sql
     if os.path.islink(path):
         folder = path.parent.name if held is None else ".rmh"
         raise PathRefused(f"{folder}/{path.name}", "symlink in place of rmh's file")
+    if not read_only:  # a write's "disk I/O error" there may be a full quota (room.py)
+        keeps_sqlite_in(os.path.realpath(path.parent))
     if held is not None:
         return connect_held(held, path, options, "ro" if read_only else "rw")
     conn: sqlite3.Connection = (sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True,
