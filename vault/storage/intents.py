@@ -81,7 +81,7 @@ INTENTS_NAME, LEFT_NAME = "intents", "intents-left.json"  # in the held `.rmh/` 
 INTENTS_DIR = f"{STATE_DIR}/{INTENTS_NAME}"
 LEFT_LOG = f"{STATE_DIR}/{LEFT_NAME}"  # recovered with files left, until doctor shows
 LEFT_KEPT = 50  # outcomes that log keeps, the latest
-TRIES = 8  # a rewrite made again over a save racing it (`_rewrite`): a bound, not fitted
+TRIES = 32  # a rewrite made again over a save racing it (`_rewrite`): a bound, not fitted (8 lost a race once under load)
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     """(inode, mtime_ns, ctime_ns) of the vault's intent journal folder, None without one:
