@@ -60,9 +60,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..errors import NoteExists, PathRefused, VaultError
+from ..errors import DiskFull, NoteExists, PathRefused, VaultError, is_disk_full
 from . import intent_fields as fields
-from .fileops import create_temp, fsync_dir, open_regular
+from .fileops import create_temp, drop_temps, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_left import LEFT_NAME, keep_left, read_left
@@ -269,10 +269,16 @@ class Journal:
         taken = self.pending()
         name = f"{_number(taken[-1]) + 1 if taken else 1:08d}.json"
         tmp = os.path.join(self.folder, f".{name}.tmp")
-        with create_temp(tmp) as fh:
-            fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with create_temp(tmp) as fh:
+                fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:  # the first file an ingest writes: a full disk names it
+            drop_temps(tmp)
+            if is_disk_full(exc):
+                raise DiskFull(f"{INTENTS_DIR}/{name}") from exc
+            raise
         self.store.count_op()
         os.replace(tmp, os.path.join(self.folder, name))
         self.store.count_op()
