@@ -9,7 +9,7 @@ the way out (the snapshot, a lexical index being built) or already whole on disk
 store saved right before its checkpoint, each slice of embeddings once it is in the cache), so
 a cancel leaves nothing half-done, and the next search resumes from what was kept. An ingest
 checks before each conversation, turn parsed and note written: it takes back the notes of the
-conversation it was writing (conversation/take_back.py), and raises `IngestStopped` naming
+conversation it was writing (`Vault.journalled`, whole), and raises `IngestStopped` naming
 those of the conversations whole on disk (conversation/ingest.py).
 """
 

@@ -35,8 +35,9 @@ from .notes.relinks import moved, names_meaning, relink_plan, retarget, unread
 from .parts import VaultParts
 from .storage.attachments import attachment_path, is_attachment
 from .storage.future import file_system_now
+from .storage.generated_record import Entry
 from .storage.guard import check_read, check_write
-from .storage.intent_writes import WritesIntent, apply_writes, file_hash
+from .storage.intent_writes import WritesIntent, apply_writes, file_hash, set_record
 from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from .storage.removal import temp_name
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
@@ -58,20 +59,23 @@ class VaultWrites(VaultParts):
 
     @contextmanager
     def journalled(self, notes: Sequence[tuple[str, str]],
-                   trash: Collection[str] = (), whole: bool = False) -> Iterator[None]:
+                   trash: Collection[str] = (), whole: bool = False,
+                   record: Mapping[str, Entry] | None = None) -> Iterator[None]:
         """Writes of several notes ((vault path ending in .md, text)), made by the block with
         `write`, as one operation: journalled first, so a kill inside leaves the rest to the
         next open (storage/intents.py). Holds the write lock throughout. The notes at paths
         `trash` are put in the trash by the block first (`trash_copy`); the next open makes
         the copies the block did not (a note's copy and its write: both or neither).
+        `record`: each path's line of ingest's record (`Write.record`): journalled even for
+        one note, the lines set as the writes end, by the next open too (an ingest's).
 
         `whole`: all or none. A refusal inside the block (any VaultError but a full disk; an
         interrupt, KeyboardInterrupt or SystemExit, too) marks the intent refused, then takes
         back every note the block wrote (only its own bytes) and raises it: a kill from the
         mark on leaves the take-back to the next open, which never completes the change its
         caller was told was refused; one before the mark is finished by the next open, or
-        taken back where a note cannot be written."""
-        if len(notes) < 2 and not trash:
+        taken back where a note cannot be written (or has no room)."""
+        if not notes or (len(notes) < 2 and not trash and record is None):
             yield
             return
         for path, text in notes:  # refused before any write: the store would refuse it midway,
@@ -79,8 +83,9 @@ class VaultWrites(VaultParts):
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
+            lines = None if record is None else {self._new_path(p): e for p, e in record.items()}
             intent = WritesIntent.plan(self.store, planned, {
-                self._new_path(p) for p, _ in notes if p in trash}, whole)
+                self._new_path(p) for p, _ in notes if p in trash}, whole, lines)
             name = journal.record(intent)
             try:
                 yield
@@ -88,22 +93,25 @@ class VaultWrites(VaultParts):
                 io_error = is_disk_full(exc) or isinstance(exc, OSError)
                 # whole: refused, or interrupted (Ctrl-C, SystemExit: not a kill) -> taken back
                 if whole and not io_error:
-                    with suppress(VaultError, OSError):  # (no room for it: left to the next
-                        self._refused(journal, name, replace(intent, refused=True))  # open)
+                    with suppress(VaultError, OSError):  # (no room for the record: left to the
+                        self._refused(journal, name, replace(intent, refused=True))  # next open)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,
-                # so the next open, once there is room, finishes them (storage/intents.py)
+                # so the next open finishes them once there is room, else takes them back when
+                # whole (storage/intents.py)
                 elif not (io_error and any(file_hash(self.store, w.path) != w.old_hash
                                            for w in intent.writes)):
-                    journal.finish(name)
+                    with suppress(VaultError, OSError):  # none landed: the record as before
+                        set_record(self.store, intent)
+                        journal.finish(name)
                 raise
             journal.finish(name)  # reached unless killed: this process knows what it wrote
 
     def _refused(self, journal: Journal, name: str, intent: WritesIntent) -> None:
-        """Take back a refused whole intent (`journalled`): marked first (where there is no
-        room for the mark, the intent as planned: its replay takes back what it cannot
-        write), then undone and indexed, then finished."""
+        """Take back a refused whole intent (`journalled`): marked first (`Journal.refuse`,
+        a rename: where even that fails, the intent as planned, whose replay takes back what
+        it cannot write), then undone and indexed, its record lines put back, then finished."""
         with suppress(OSError):
-            journal.replace(name, intent)
+            name = journal.refuse(name)
         back = apply_writes(self.store, intent, name).written
         if back:
             tolerate_full(lambda: self.live.sync_paths(back), "taken back, not yet indexed",

@@ -1,9 +1,11 @@
 """A full disk under the newer writers says so in one clear line (STORE14, session 39):
 
-- `rmh ingest` writes ingest's record of generated notes (`.rmh/generated/H.json`) first; on a
+- `rmh ingest` wrote ingest's record of generated notes (`.rmh/generated/H.json`) first; on a
   full disk it said "rmh: cannot write H.json in /proc/self/fd/4/generated" (`os_error`: no
   "disk full", and the held `.rmh`'s descriptor path): now `disk_full` naming
-  `.rmh/generated/H.json`, as any other write says it.
+  `.rmh/generated/H.json`, as any other write says it. Since session 41 (STORE16) the first
+  file is the conversation's journal (`.rmh/intents/N.json`, the record's lines in it), named
+  the same way.
 - the index's postponed sync warned at every call of one command ("index not brought up to
   date: disk full ..." three times for one `rmh fact supersede`): now once until a sync goes
   through.
@@ -51,7 +53,8 @@ def test_an_ingest_on_a_full_disk_says_disk_full(small_disk: Path, tmp_path: Pat
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["error"]["kind"] == "disk_full", r.stdout
     last = r.stderr.splitlines()[-1]
-    assert last.startswith("rmh: disk full") and ".rmh/generated/" in last, r.stderr
+    assert last.startswith("rmh: disk full") and (".rmh/generated/" in last
+                                                  or ".rmh/intents/" in last), r.stderr
     assert "/proc/" not in r.stderr and str(small_disk) not in r.stderr, r.stderr
     assert r.stderr.count(WARNING) <= 1, r.stderr
     assert not (root / "conversations" / "c2").exists()  # nothing of it written

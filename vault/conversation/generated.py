@@ -22,13 +22,13 @@ an empty record (every note then unknown: `Verdict` of the ingest treats those w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..notes.hashing import content_hash
 from ..notes.trust import apply
 from ..storage.fileops import fsync_dir
-from ..storage.generated_record import FOLDER, digest, hashed, load, write
+from ..storage.generated_record import FOLDER, Entry, digest, hashed, load, write
 
 __all__ = ["FOLDER", "Record", "folder_of", "hashed", "is_fact", "mark"]
 
@@ -55,8 +55,9 @@ def folder_of(path: str) -> str:
 class Record:
     """The hashes ingest wrote, for the notes of several folders (module docstring)."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, count_op: Callable[[], None] | None = None) -> None:
         self.dir = state_dir / FOLDER
+        self._count_op = count_op  # the store's fault seam: a sweep kills inside a save too
         self._notes: dict[str, dict[str, list[str]]] = {}  # folder -> hashed path -> hashes
         self._moved: dict[str, dict[str, str]] = {}  # folder -> hashed path -> hashed path
         self._dirty: set[str] = set()
@@ -89,6 +90,13 @@ class Record:
         got = self._folder(path).get(digest(path, 32))
         return None if got is None else tuple(h for h in got if h != NEW)
 
+    def entry(self, path: str, new_hash: str) -> Entry:
+        """`path`'s line as it is now and as writing `new_hash` there leaves it: journalled
+        with the write, so that its recovery sets it as the note ends (`Vault.journalled`)."""
+        got = self._folder(path).get(digest(path, 32))
+        return Entry(f"{digest(folder_of(path))}.json", digest(path, 32),
+                     None if got is None else tuple(got), new_hash)
+
     def pending(self, path: str) -> bool:
         """Whether the first write of `path` may not have been made (planned, not confirmed:
         an ingest killed between): a note absent there was not deleted by the user."""
@@ -115,13 +123,11 @@ class Record:
             self._set(path, list(hashes))
 
     def journalled(self, paths: Sequence[str]) -> None:
-        """The planned writes of `paths` are in the writes' journal (`Vault.journalled`, two or
-        more notes; one is written alone and stays pending), whose replay at the next open
-        makes them after a kill: none is `pending` any more (else a note so written and then
-        deleted by the user read as never written, and the next ingest wrote it again: STORE6,
-        session 32). Saved."""
-        if len(paths) < 2:
-            return
+        """The planned writes of `paths` are in the writes' journal (`Vault.journalled`, with
+        their record lines), whose recovery makes them or takes them back, setting their lines
+        as it leaves them: none is `pending` any more (else a note so written and then deleted
+        by the user read as never written, and the next ingest wrote it again: STORE6, session
+        32). Saved."""
         for path in paths:
             got = self._folder(path).get(digest(path, 32))
             if got is not None and NEW in got:
@@ -148,6 +154,7 @@ class Record:
             return
         self.dir.mkdir(exist_ok=True)
         for folder in sorted(self._dirty):
-            write(self.dir / f"{digest(folder)}.json", self._notes[folder], self._moved[folder])
-        fsync_dir(str(self.dir))
+            write(self.dir / f"{digest(folder)}.json", self._notes[folder], self._moved[folder],
+                  self._count_op)
+        fsync_dir(str(self.dir), done=self._count_op or (lambda: None))
         self._dirty.clear()

@@ -42,10 +42,12 @@ and no note is written where one was erased or whose text still holds a forgotte
 
 A stop (`vault.cancellable`: `rmh serve`'s, at a cancel or the server's stop) is checked before
 each conversation, turn parsed and note written: `IngestStopped`, the notes of the conversation
-being written taken back (take_back.py) while fewer than half of its writes are made, else the
-rest written first (either costs at most as many writes as the other would; a conflict in that
-rest, which no other attempt follows once stopped, takes them back: whole or absent all the
-same). Ctrl-C (KeyboardInterrupt) takes them back too. Ingesting again writes the rest."""
+being written taken back (`Vault.journalled`, whole: the journal marked refused first, so a
+kill during the take-back is taken back by the next open, the record with the notes) while
+fewer than half of its writes are made, else the rest written first (either costs at most as
+many writes as the other would; a conflict in that rest, which no other attempt follows once
+stopped, takes them back: whole or absent all the same). Ctrl-C (KeyboardInterrupt) takes them
+back too. Ingesting again writes the rest."""
 
 from __future__ import annotations
 
@@ -54,10 +56,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cancel import IngestStopped, checkpoint
-from ..errors import Cancelled, EditConflict, NoteExists, VaultError, is_disk_full
+from ..errors import Cancelled, EditConflict, NoteExists
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from ..storage import forgotten
+from ..storage.intent_writes import step_hash
 from ..storage.store import STATE_DIR
 from .corrections import carry
 from .entities import normalise
@@ -74,7 +77,6 @@ from .layout import distinct, entity_paths, link, turn_path
 from .lifecycle import promotable
 from .remembered import without_forgotten
 from .session_notes import session_note
-from .take_back import Landed, before_write, take_back
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -306,65 +308,56 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
         for path in (*found.origin.values(), *found.deleted):  # moved or deleted: absent
             if vault.store.stat(path) is not None:  # when the corpus was read; written since
                 raise EditConflict(path, "absent when the ingest read the vault", None)
-        record = Record(vault.store.state)
+        record = Record(vault.store.state, vault.store.count_op)
         origin = found.origin
         plan = [(p, t, _verdict(vault, p, found, stored.get(p), record, regenerate))
                 for p, t in changed]
         writes = [(p, t) for p, t, v in plan if v != "keep"]
-        planned = {p: record.hashes(origin.get(p, p)) for p, _ in writes}  # not yet written
-        before = dict(planned)  # the hashes the notes had before
+        # each note's record line before and after, journalled with the writes: a kill, a
+        # stop or a refusal leaves the record as the notes the next open leaves (whole)
+        lines = {p: record.entry(origin.get(p, p), mark(origin.get(p, p), t)) for p, t in writes}
         for path, text in writes:
             record.plan(origin.get(path, path), mark(origin.get(path, path), text))
-        record.save()  # before the writes: a kill between leaves both versions ours
+        trash = [p for p, _, v in plan if v == "trash"]
         try:
-            # a kill midway: the next open finishes them, trash copies first (none left beside
-            # a note not rewritten); indexed together when all are written
-            trash = [p for p, _, v in plan if v == "trash"]
-            with vault.journalled(writes, trash), vault.indexed_together() as put:
+            # a kill midway: the next open finishes them (trash copies first), or takes them
+            # back where one cannot be written; a stop, a refusal, Ctrl-C: marked refused, then
+            # taken back (Vault.journalled, whole); indexed together when all are written
+            with vault.journalled(writes, trash, whole=True, record=lines), \
+                    vault.indexed_together() as put:
                 for path in trash:
                     done.copy(vault, path, stored[path])
                 record.journalled([origin.get(p, p) for p, _ in writes])  # none pending now
-                landed: list[Landed] = []  # this conversation's notes written (take_back.py)
-                try:
-                    todo = sum(1 for _, _, v in plan if v != "keep")
-                    for path, text, v in plan:
-                        if v == "keep":
-                            continue
-                        try:  # a stop: the notes put so far taken back (take_back.py), or
-                            if not done.stopped:  # from half on the rest written: at most as
-                                checkpoint()  # many writes as taking back makes
-                        except Cancelled:
-                            if 2 * len(landed) < todo:
-                                raise
-                            done.stopped = True
-                        was, gen = before_write(vault, path, path in stored), origin.get(path, path)
-                        landed.append(Landed(path, path not in stored, was, content_hash(text),
-                                             gen, mark(gen, text)))  # first: a Ctrl-C in `put`
-                        put(path, text, stored.get(path), path in stored)
-                        done.written[path] = None
-                        stored[path] = content_hash(text)  # a later conversation's note: ours
-                        record.wrote(gen, landed[-1].marked)
-                        del planned[path]
-                except BaseException as exc:  # the record first; a stop (Ctrl-C too) or a
-                    # refusal (a folder not writable, a conflict: half a conversation stayed,
-                    # its links dangling, STORE14) takes back; a full disk is the journal's
-                    back = landed if isinstance(exc, (Cancelled, KeyboardInterrupt)) or (
-                        isinstance(exc, VaultError) and not is_disk_full(exc)) else []
-                    for path in take_back(vault, put, back, record, before, planned, origin):
-                        done.written.pop(path, None)
-                        planned[path] = before[path]
-                    raise
-            differ = {p for p, _ in changed}
-            for path, text in notes:  # notes as generated (an older rmh's; links `rmh move`
-                gen = origin.get(path, path)  # rewrote as the ingest now does): ours
-                record.found_at(gen, path if path in origin else None)
-                if path not in differ and (mark(gen, text) not in (record.hashes(gen) or ())
-                                           or record.pending(gen)):
+                made = 0
+                for path, text, v in plan:
+                    if v == "keep":
+                        continue
+                    try:  # a stop: the notes put so far taken back, or from half on the
+                        if not done.stopped:  # rest written: at most as many writes as
+                            checkpoint()  # taking back makes
+                    except Cancelled:
+                        if 2 * made < len(writes):
+                            raise
+                        done.stopped = True
+                    gen = origin.get(path, path)
+                    put(path, text, stored.get(path), path in stored)
+                    made += 1
+                    done.written[path] = None
+                    stored[path] = content_hash(text)  # a later conversation's note: ours
                     record.wrote(gen, mark(gen, text))
-        finally:
-            for path, hashes in planned.items():  # not written (a conflict, a stop)
-                record.restore(origin.get(path, path), hashes)
-            record.save()
+                differ = {p for p, _ in changed}
+                for path, text in notes:  # notes as generated (an older rmh's; links `rmh
+                    gen = origin.get(path, path)  # move` rewrote as the ingest now does): ours
+                    record.found_at(gen, path if path in origin else None)
+                    if path not in differ and (mark(gen, text) not in (record.hashes(gen) or ())
+                                               or record.pending(gen)):
+                        record.wrote(gen, mark(gen, text))
+                record.save()  # before the journal ends: a kill after, the same lines
+        except BaseException:  # the record is the journal's now (its lines set as it ended)
+            for path, text in writes:
+                if step_hash(vault.store, path) != content_hash(text):  # taken back
+                    done.written.pop(path, None)
+            raise
     return [p for p, _, v in plan if v == "keep"]
 
 

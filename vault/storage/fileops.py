@@ -73,13 +73,13 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
 
 
 def replace_or_raise(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
-                     what: str) -> None:
+                     what: str, count_op: Callable[[], None] | None = None) -> None:
     """`replace_whole` that says why it could not: DiskFull / PermissionDenied / PathRefused
     naming `what` (a vault path, never the host's nor a descriptor's: `.rmh` is reached as
     /proc/self/fd/N, storage/state_anchor.py), as `refused_change` types them; another
-    OSError as it came. The temporary is removed either way."""
+    OSError as it came. The temporary is removed either way. `count_op`: as `replace_whole`'s."""
     with refused_change(what):
-        _replace(path, chunks, None, None)
+        _replace(path, chunks, count_op, None)
 
 
 def _replace(path: Path, chunks: Iterable[bytes | bytearray | memoryview],

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .fileops import fsync_dir, open_regular, replace_or_raise
@@ -55,7 +56,52 @@ def forget_notes(state_dir: Path, paths: Sequence[str]) -> None:
         fsync_dir(str(folder))
 
 
-def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str]) -> None:
+@dataclass(frozen=True)
+class Entry:
+    """One note's line of the record, as a journalled write of it leaves it: in record file
+    `file` (`<h>.json`), under `key` (the hashed generated path), `before` (the hashes it had
+    before the write, None: no line) when the write is taken back, `[after]` when it is made
+    (storage/intent_writes.py `apply_writes`: a recovery leaves the record as the notes)."""
+
+    file: str
+    key: str
+    before: tuple[str, ...] | None
+    after: str
+
+
+def set_entries(state_dir: Path, entries: Sequence[tuple[Entry, bool]],
+                count_op: Callable[[], None] | None = None) -> None:
+    """Set each (entry, made) in its record file: `[after]` when made, else `before`; each
+    file written once, only where it changes (DiskFull, PermissionDenied, OSError: `write`)."""
+    folder = state_dir / FOLDER
+    files: dict[str, list[tuple[Entry, bool]]] = {}
+    for entry, made in entries:
+        files.setdefault(entry.file, []).append((entry, made))
+    changed = False
+    for name in sorted(files):
+        notes, moved = load(folder / name)
+        now = dict(notes)
+        for entry, made in files[name]:
+            if made:
+                now[entry.key] = [entry.after]
+            elif entry.before is None:
+                now.pop(entry.key, None)
+            else:
+                now[entry.key] = list(entry.before)
+        if now != notes:
+            folder.mkdir(exist_ok=True)
+            write(folder / name, now, moved, count_op)
+            changed = True
+    if changed:
+        fsync_dir(str(folder), done=count_op or _nothing)
+
+
+def _nothing() -> None:
+    return None
+
+
+def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str],
+          count_op: Callable[[], None] | None = None) -> None:
     """One folder's record file, whole (fileops.replace_or_raise); DiskFull, PermissionDenied
     or OSError when it could not be written (the ingest must not write notes the record does
     not announce), naming the file from the vault folder (`target` is under /proc/self/fd/N:
@@ -64,7 +110,7 @@ def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str]) -> N
     if moved:
         doc["moved"] = moved
     data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
-    replace_or_raise(target, [data], f".rmh/{FOLDER}/{target.name}")
+    replace_or_raise(target, [data], f".rmh/{FOLDER}/{target.name}", count_op)
 
 
 def load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:

@@ -4,11 +4,13 @@ vault/archive_writes.py) and what applying an intent did (`Outcome`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import os
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..errors import (
+    DiskFull,
     EditConflict,
     NoteExists,
     NoteNotFound,
@@ -18,6 +20,7 @@ from ..errors import (
 )
 from ..notes.hashing import content_hash
 from . import intent_fields as fields
+from .generated_record import Entry, set_entries
 from .intent_fields import VERSION
 from .store import Store
 
@@ -47,13 +50,16 @@ class Write:
     with `trash`, the bytes of `old_hash` put in the trash first (`Store.trash`, kept: a
     hard link), so a kill between the copy and the write leaves both or neither. `undo`: the
     text of `old_hash`, which a whole intent's recovery puts back when another of its writes
-    cannot be made (None: not kept; a new note is undone by removing it)."""
+    cannot be made (None: not kept; a new note is undone by removing it). `record`: the
+    note's line of ingest's record of generated notes, set as the write ends (made or taken
+    back) by a recovery too, so the record never names a note absent (generated_record.py)."""
 
     path: str
     old_hash: str | None
     new_text: str
     trash: bool = False
     undo: str | None = None
+    record: Entry | None = None
 
 
 @dataclass(frozen=True)
@@ -77,14 +83,16 @@ class WritesIntent:
 
     @classmethod
     def plan(cls, store: Store, notes: Sequence[tuple[str, str]],
-             trash: Collection[str] = (), whole: bool = False) -> WritesIntent:
+             trash: Collection[str] = (), whole: bool = False,
+             record: Mapping[str, Entry] | None = None) -> WritesIntent:
         """The intent of writing `notes` ((vault path, text)) over what the files hold now,
         those at the paths `trash` copied to the trash first; `whole` keeps each note's text
-        now as its `undo`."""
+        now as its `undo`; `record`: each path's record line (`Write.record`)."""
         writes = []
         for path, text in notes:
             old_hash, undo = _now(store, path, whole)
-            writes.append(Write(path, old_hash, text, path in trash, undo))
+            writes.append(Write(path, old_hash, text, path in trash, undo,
+                                None if record is None else record.get(path)))
         return cls(tuple(writes), whole)
 
 
@@ -103,8 +111,19 @@ def _writes(value: object) -> tuple[Write, ...]:
     t = fields.text
     return tuple(Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
                        t(w["new_text"]), w.get("trash") is True,
-                       None if w.get("undo") is None else t(w["undo"]))
+                       None if w.get("undo") is None else t(w["undo"]), _entry(w.get("record")))
                  for w in fields.objects(value))
+
+
+def _entry(value: object) -> Entry | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError("a record line is an object")
+    t = fields.text
+    before = value["before"]
+    return Entry(t(value["file"]), t(value["key"]),
+                 None if before is None else fields.texts(before), t(value["after"]))
 
 
 def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | None:
@@ -147,13 +166,19 @@ _REFUSED = (EditConflict, NoteExists, NoteNotFound, PathRefused)
 
 def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
     """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent.
-    A whole intent with a write left (or not permitted) is taken back instead (`_take_back`:
-    every write made, by this call or before, put back to its `undo` or removed)."""
+    A whole intent with a write left (or not permitted, or no room for it) is taken back
+    instead (`_take_back`: every write made, by this call or before, put back to its `undo`
+    or removed); the record lines last (`set_record`)."""
     out = Outcome(name, "writes", "", "")
-    refused = (*_REFUSED, PermissionDenied) if intent.whole else _REFUSED
+    # whole: a note that cannot be written now (a full disk too: none is freed by waiting
+    # half made) takes the others back
+    refused = (*_REFUSED, PermissionDenied, DiskFull) if intent.whole else _REFUSED
     with store.lock.held():
+        if intent.whole:
+            _settle_asides(store, intent)
         if intent.whole and intent.refused:
             _take_back(store, intent, out)
+            set_record(store, intent)
             return out
         for w in intent.writes:
             now = step_hash(store, w.path)
@@ -175,7 +200,42 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
             out.written.append(w.path)
         if intent.whole and out.left:
             _take_back(store, intent, out)
+        set_record(store, intent)
     return out
+
+
+def set_record(store: Store, intent: WritesIntent) -> None:
+    """Each write's record line as the write ends: made (its path holds its text), or as it
+    was (its path holds its old bytes); one changed since by another program keeps the line
+    the ingest saved (both ours: the new bytes told from the edit), as a live ingest does."""
+    lines = []
+    for w in intent.writes:
+        if w.record is None:
+            continue
+        now = step_hash(store, w.path)
+        if now == content_hash(w.new_text):
+            lines.append((w.record, True))
+        elif now == w.old_hash:
+            lines.append((w.record, False))
+    if lines:
+        set_entries(store.state, lines, store.count_op)
+
+
+def _settle_asides(store: Store, intent: WritesIntent) -> None:
+    """Put back first a note a dead process's take-back set aside (`Store.erase`: killed
+    between the rename aside and the unlink), so the take-back finds it where it was written
+    (else it was put back by the next sync, after the journal ended: a note of a conversation
+    taken back, its links dangling). Only its folders are listed (`Store.clean_stale_temps`)."""
+    seen = []
+    for folder in sorted({w.path.rpartition("/")[0] for w in intent.writes}):
+        try:
+            names = os.listdir(os.path.join(store.root, folder))
+        except OSError:
+            continue
+        seen += [f"{folder}/{n}" if folder else n for n in sorted(names)
+                 if n.startswith(".") and ".rmh-tmp-aside-" in n]
+    if seen:
+        store.clean_stale_temps(seen)
 
 
 def _take_back(store: Store, intent: WritesIntent, out: Outcome) -> None:

@@ -40,10 +40,10 @@ live process are never touched (it holds the write lock throughout; none listed:
 A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
 (None: a new note) and its new text: recovery writes each one still at its old hash, keeps
 each already written, and leaves (and reports) one changed since. A whole one (a fact's
-supersede: all or none) that cannot make one of its writes takes back the others instead;
-one its process refused (marked `refused` before it took back what it had written) is only
-taken back: a change its caller was told was refused is never completed by the next open
-(its op is "whole-writes": an rmh that knows no `whole` reports it unreadable).
+supersede, an ingest's conversation: all or none) that cannot make one of its writes (nor
+find room) takes back the others; one its process refused (renamed `N.refused.json` before
+it took back what it wrote: `Journal.refuse`) is only taken back, never completed. Each
+write's record line (`Write.record`) is set as the write ends (generated_record.py).
 
 A `ForgetIntent` (an erasure's plan) and an `ArchiveWritesIntent` (vault/archive_writes.py)
 are finished by the facade, which has the parts they need (the index, the ledger): an erasure
@@ -57,14 +57,15 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..errors import NoteExists, PathRefused, VaultError
+from ..errors import DiskFull, NoteExists, PathRefused, VaultError, is_disk_full
 from . import intent_fields as fields
-from .fileops import create_temp, fsync_dir, open_regular
+from .fileops import create_temp, drop_temps, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
+from .intent_left import LEFT_NAME, keep_left, read_left
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
 from .intent_merge import fold_old, folded_before, rewrite_once, twins
 from .intent_writes import (
@@ -77,11 +78,11 @@ from .intent_writes import (
 )
 from .store import STATE_DIR, Store
 
-INTENTS_NAME, LEFT_NAME = "intents", "intents-left.json"  # in the held `.rmh/` (Store.state)
+INTENTS_NAME = "intents"  # in the held `.rmh/` (Store.state)
 INTENTS_DIR = f"{STATE_DIR}/{INTENTS_NAME}"
-LEFT_LOG = f"{STATE_DIR}/{LEFT_NAME}"  # recovered with files left, until doctor shows
-LEFT_KEPT = 50  # outcomes that log keeps, the latest
-TRIES = 32  # a rewrite made again over a save racing it (`_rewrite`): a bound, not fitted (8 lost a race once under load)
+TRIES = 32  # a rewrite made again over a racing save (`_rewrite`): a bound (8 lost once under load)
+REFUSED = ".refused.json"  # a refused whole intent's name ends so (`Journal.refuse`)
+
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     """(inode, mtime_ns, ctime_ns) of the vault's intent journal folder, None without one:
@@ -261,22 +262,33 @@ class Journal:
             os.makedirs(self.folder, exist_ok=True)
             fsync_dir(os.path.dirname(self.folder), done=self.store.count_op)
         taken = self.pending()
-        name = f"{int(taken[-1][:-5]) + 1 if taken else 1:08d}.json"
-        self.replace(name, intent)
-        return name
-
-    def replace(self, name: str, intent: Intent) -> None:
-        """Write `intent` as intent file `name` (new, or in place of the one there, in one
-        rename: a refused whole intent becomes its take-back, `WritesIntent.refused`)."""
+        name = f"{_number(taken[-1]) + 1 if taken else 1:08d}.json"
         tmp = os.path.join(self.folder, f".{name}.tmp")
-        with create_temp(tmp) as fh:
-            fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with create_temp(tmp) as fh:
+                fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:  # the first file an ingest writes: a full disk names it
+            drop_temps(tmp)
+            if is_disk_full(exc):
+                raise DiskFull(f"{INTENTS_DIR}/{name}") from exc
+            raise
         self.store.count_op()
         os.replace(tmp, os.path.join(self.folder, name))
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
+        return name
+
+    def refuse(self, name: str) -> str:
+        """Mark whole writes intent `name` refused (the next open only takes it back) by a
+        rename to `NNNNNNNN.refused.json`: no room needed (a copy written again left the plan
+        on a full disk, completed by an open once there was room). Returns the new name."""
+        refused = f"{name[:-5]}{REFUSED}"
+        os.replace(os.path.join(self.folder, name), os.path.join(self.folder, refused))
+        self.store.count_op()
+        fsync_dir(self.folder, done=self.store.count_op)
+        return refused
 
     def finish(self, name: str) -> None:  # remove a completed intent (the operation's last step)
         os.unlink(os.path.join(self.folder, name))
@@ -290,7 +302,12 @@ class Journal:
         """The intent in file `name` (OSError, ValueError, KeyError, TypeError or
         RecursionError, for JSON nested past the stack, when it is unreadable)."""
         with open_regular(os.path.join(self.folder, name)) as fh:
-            return load_intent(json.loads(fh.read()))
+            intent = load_intent(json.loads(fh.read()))
+        if name.endswith(REFUSED):  # `refuse`: only a whole writes intent is ever renamed so
+            if not isinstance(intent, WritesIntent) or not intent.whole:
+                raise ValueError(f"{name}: refused, but no whole writes intent")
+            return replace(intent, refused=True)
+        return intent
 
     def recover(self) -> list[Outcome]:
         """Finish every intent left by a process that died (module docstring); the outcomes,
@@ -324,42 +341,19 @@ class Journal:
                     continue
                 outcomes.append(outcome)
                 if outcome.left or outcome.replaced:  # kept before the intent goes: a kill
-                    self._keep_left([outcome.to_json()])  # between lost the report (FIX37)
+                    # between lost the report (FIX37)
+                    keep_left(self.store, self.folder, [outcome.to_json()])
                 self.finish(name)
         return outcomes
-
-    def _keep_left(self, outcomes: list[dict[str, Any]]) -> None:
-        """Add outcomes that left files to LEFT_LOG (the latest LEFT_KEPT), for `report`: a
-        recovery made by any command (`rmh read`, an `rmh serve` taking the lock) is shown
-        by the next doctor, not only by a doctor that made it itself."""
-        log = os.path.join(self.store.state, LEFT_NAME)
-        tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
-        with create_temp(tmp) as fh:
-            kept = self._left()  # a run again after a kill: the same outcome once
-            doc = [*kept, *(o for o in outcomes if o not in kept)][-LEFT_KEPT:]
-            fh.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        self.store.count_op()
-        os.replace(tmp, log)
-        self.store.count_op()
-
-    def _left(self) -> list[dict[str, Any]]:
-        try:
-            with open_regular(os.path.join(self.store.state, LEFT_NAME)) as fh:
-                doc = json.loads(fh.read())
-        except (OSError, ValueError, RecursionError):
-            return []
-        return [o for o in doc if isinstance(o, dict)] if isinstance(doc, list) else []
 
     def report(self) -> dict[str, list[Any]]:
         """Doctor's `intents`: the intent files pending, and the intents recovered, by this
         process's open (`store.recovered`) and, where they left files, by earlier commands
-        since the last report (LEFT_LOG, emptied here: each shown once)."""
+        since the last report (intent_left.py, emptied here: each shown once)."""
         if self.store.read_only:
             return {"pending": self.pending(), "recovered": list(self.store.recovered)}
         with self.store.lock.held():
-            earlier = [o for o in self._left() if o not in self.store.recovered]
+            earlier = [o for o in read_left(self.store) if o not in self.store.recovered]
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.store.state, LEFT_NAME))
             return {"pending": self.pending(), "recovered": [*earlier, *self.store.recovered]}
@@ -373,8 +367,14 @@ def _listing(folder: str) -> list[str]:
 
 
 def _intent_names(names: Iterable[str]) -> list[str]:
-    """The intent files among a listing of the intents folder, in order."""
-    return sorted(n for n in names if n.endswith(".json") and n[:-5].isdigit())
+    """The intent files among a listing of the intents folder (`NNNNNNNN.json`, and
+    `NNNNNNNN.refused.json`: `Journal.refuse`), in order."""
+    return sorted((n for n in names if (stem := n.split(".")[0]).isascii() and stem.isdigit()
+                   and n[len(stem):] in (".json", REFUSED)), key=_number)
+
+
+def _number(name: str) -> int:
+    return int(name.split(".")[0])
 
 
 def finish_left(store: Store) -> None:
