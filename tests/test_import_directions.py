@@ -140,8 +140,9 @@ FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps", "arc
 # a removal, which every floor that keeps positions follows, the typed error an untyped
 # OSError or SQLite error stands for (the boundary's storage_error), and integer set
 # operations without numpy's set routines (int_arrays: the shift and every floor use them);
-# a count said in words (plural: errors and every floor's reports use it)
-GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural"}
+# a count said in words (plural: errors and every floor's reports use it), what a full disk
+# looks like (full_disk: the store, the index and the ledger ask it)
+GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural", "full_disk"}
 
 
 def vault_floor(module: str) -> int | None:

@@ -66,9 +66,10 @@ from .errors import PathRefused as PathRefused
 from .errors import PermissionDenied as PermissionDenied
 from .errors import QuotaExceeded as QuotaExceeded
 from .errors import ReadOnlyVault as ReadOnlyVault
+from .errors import StateRefused as StateRefused
 from .errors import VaultError as VaultError
-from .errors import is_disk_full as is_disk_full
-from .errors import no_space as no_space
+from .full_disk import is_disk_full as is_disk_full
+from .full_disk import no_space as no_space
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK

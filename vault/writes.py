@@ -20,8 +20,8 @@ from .errors import (
     NotText,
     QuotaExceeded,
     VaultError,
-    is_disk_full,
 )
+from .full_disk import is_disk_full
 from .landing import landed, tolerate_full
 from .learning.ledger import Ledger
 from .notes import edits

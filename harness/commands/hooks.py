@@ -237,12 +237,14 @@ def _why(exc: Exception) -> str:
     """The stderr line of a hook that did nothing: a `.rmh` refused (a symlink or a folder
     put in the vault's state folder's place) says that nothing was read through it and what
     to do, not only the exception's name (HOUSE40)."""
-    from vault import PathRefused
+    from vault import PathRefused, StateRefused
 
     if isinstance(exc, PathRefused) and exc.path == ".rmh":
-        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason}); "
-                "rmh reads no memory through it. Put the vault's own .rmh folder back in "
-                "its place")
+        fix = exc.fix if isinstance(exc, StateRefused) else (
+            "put the vault's own .rmh folder back in its place")
+        where = f" ({exc.folder})" if isinstance(exc, StateRefused) else ""
+        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason})"
+                f"{where}; rmh reads no memory through it. To fix: {fix}")
     return f"{type(exc).__name__}: {exc}"
 
 

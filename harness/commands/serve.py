@@ -40,6 +40,7 @@ from vault import (
     LedgerError,
     NotAVault,
     PathRefused,
+    StateRefused,
     Vault,
     journal_stamp,
     storage_error,
@@ -250,7 +251,8 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
         vault = exc.root
     kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError, PathRefused))
             else "not_a_vault")
-    fix = None if not isinstance(exc, PathRefused) else (  # `.rmh` or a file of it linked
+    fix = None if not isinstance(exc, PathRefused) else exc.fix if isinstance(
+        exc, StateRefused) else (  # `.rmh` itself: its own fix; a file of it linked:
         f"put a file or folder of rmh's own at `{exc.path}` in place of the symlink (one "
         "missing is made again)")
     if isinstance(exc, ConfigError):  # the vault is there: `rmh init` was no fix (PLUG5)

@@ -54,7 +54,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cancel import IngestStopped, checkpoint
-from ..errors import Cancelled, EditConflict, NoteExists, VaultError, is_disk_full
+from ..errors import Cancelled, EditConflict, NoteExists, VaultError
+from ..full_disk import is_disk_full
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from ..storage import forgotten
