@@ -135,7 +135,8 @@ def test_no_import_cycles() -> None:
 # (TYPE_CHECKING and function-level imports included). The facade floor is vault's top-level
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
-FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps", "archive_writes"}
+FACADE = {"core", "parts", "writes", "reads", "landing", "erasure", "erasure_steps",
+          "archive_writes"}
 # beside errors: the cooperative stop every floor may check, the map of positions after
 # a removal, which every floor that keeps positions follows, the typed error an untyped
 # OSError or SQLite error stands for (the boundary's storage_error), and integer set

@@ -117,7 +117,7 @@ from .retrieval.scope import passed_factor as passed_factor
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
 from .retrieval.signals.dense import DenseIndex as DenseIndex
 from .retrieval.signals.dense import DenseParams as DenseParams
-from .retrieval.signals.dense import corpus_chunks as corpus_chunks
+from .retrieval.signals.dense_units import corpus_chunks as corpus_chunks
 from .retrieval.signals.graph import Walk as Walk
 from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank

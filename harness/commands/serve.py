@@ -23,12 +23,13 @@ from pathlib import Path
 import anyio
 
 from harness.commands.notes import positive_int
-from harness.compose import LedgerSessions, note_texts, open_vault
+from harness.compose import open_vault
 from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
 from harness.mcp import OVERSIZE, mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
+from harness.served_sessions import LedgerSessions, note_texts
 from harness.stderr_sink import StderrSink
 from harness.stdio import require_stdout
 from harness.write_quota import WriteLimits, WriteQuota
