@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -102,16 +101,13 @@ def run(argv: Sequence[str]) -> int | None:
         return text_field(doc, key)
 
     session = session_name(client, field("session_id"))
-    real = os.path.realpath(root)  # a daemon answers only for its own vault (`.rmh` moved)
     t0 = time.monotonic()
     if event == "prompt":
         got, why = daemon_answer(root, {"event": "prompt", "prompt": prompt_text(
-            field("prompt")), "session": session, "own": field("session_id"), "root": real},
-                                 wait)
+            field("prompt")), "session": session, "own": field("session_id")}, wait)
     else:
         got, why = daemon_answer(root, {"event": "start", "session": session, "cwd":
-                                        field("cwd"), "words": published["start_words"],
-                                        "root": real}, wait)
+                                        field("cwd"), "words": published["start_words"]}, wait)
     if got is not None and isinstance(got.get("text"), str):
         _print(answer_text(client, event, got["text"]))
         return 0

@@ -24,7 +24,6 @@ the ledger.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -63,16 +62,13 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # 4: a fact or rule is dated by when it was confirmed, not by the day its file was written.
 # 5: a note is dated as the search dates it: "8 May, 2024", "2024/05/08", a daily note's
 # file name (they were dated by the file's modification day).
-# 6: the index names the vault it was built for (`built_for`): another vault's, moved in
-# with its `.rmh`, is not read (HOUSE41: its notes were recalled as this vault's memory).
-FORMAT = 6
+FORMAT = 5
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
   hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT,
   previous TEXT, body TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize='porter unicode61');
-CREATE TABLE IF NOT EXISTS built_for(root TEXT NOT NULL);
 """
 
 
@@ -192,13 +188,9 @@ def refresh(vault: Vault) -> dict[str, int]:
         seen: set[int] = set()
         changed = 0
         with conn:
-            root = os.path.realpath(vault.root)
-            if (conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT
-                    or _built_for(conn) != root):  # another format, or another vault's rows
+            if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
                 conn.execute("DELETE FROM notes")
                 conn.execute("DELETE FROM fts")
-                conn.execute("DELETE FROM built_for")
-                conn.execute("INSERT INTO built_for VALUES (?)", (root,))
                 conn.execute(f"PRAGMA user_version = {FORMAT}")
             stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
             for row in vault.note_rows():
@@ -295,20 +287,9 @@ def reading(root: Path) -> Iterator[Reader | None]:
         return
     conn = connect_state(path, read_only=True, timeout=5.0)
     try:
-        mine = _built_for(conn) == os.path.realpath(root)  # not another vault's (or older)
-        yield Reader(conn) if mine else None
+        yield Reader(conn)
     finally:
         conn.close()
-
-
-def _built_for(conn: sqlite3.Connection) -> str | None:
-    """The vault (its real path) the index was built for; None for an index of an older rmh
-    (FORMAT < 6), read as none until the next refresh builds it again."""
-    try:
-        row = conn.execute("SELECT root FROM built_for").fetchone()
-    except sqlite3.OperationalError:  # no such table
-        return None
-    return None if row is None else str(row[0])
 
 
 def search(root: Path, words: Iterable[str], k: int) -> list[Row]:

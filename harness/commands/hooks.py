@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import sys
 import time
 from pathlib import Path
@@ -92,8 +91,8 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
         elif not DAEMON_LATE["prompt"]:  # (the fast path already waited in vain)
             t0 = time.monotonic()
             got, why = daemon_answer(root, {"event": "prompt", "prompt": data.prompt,
-                                            "session": session, "own": data.session_id,
-                                            "root": os.path.realpath(root)}, h.daemon_wait_s)
+                                            "session": session, "own": data.session_id},
+                                     h.daemon_wait_s)
             if got is not None and isinstance(got.get("text"), str):
                 return str(got["text"])
             if why == "too large" or time.monotonic() - t0 >= h.daemon_wait_s:
