@@ -89,8 +89,8 @@ def test_a_symlinked_state_folder_is_refused_alike_by_every_command(tmp_path: Pa
 def _foreign(rng: random.Random, folder: Path) -> None:
     """A user's folder: generated names (some shaped like rmh's temporaries and derived
     files, none of its anchors) and bytes, a subfolder, a hidden file."""
-    names = ["photo.jpg", "todo.txt", ".hidden", "dense-rows-x.npy", ".index.sqlite.9.tmp",
-             "lexical-index.bin", "x.rmh-tmp-1-1", "notes.md", "data.json", "link-edges.npz"]
+    names = ["photo.jpg", "todo.txt", ".hidden", "rows.npy", ".index.sqlite.9.tmp",
+             "index.bin", "x.rmh-tmp-1-1", "notes.md", "data.json", "edges.npz"]
     folder.mkdir()
     for name in rng.sample(names, rng.randint(1, len(names))):
         (folder / name).write_bytes(rng.randbytes(rng.randint(0, 64)))

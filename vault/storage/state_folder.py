@@ -6,7 +6,7 @@ ledger, opened first, had created `learned.sqlite` in the folder outside by then
 that is a file (or a dangling link) is no vault, said as such, not as a raw `FileExistsError`.
 
 A real folder at `.rmh` that holds files and none of rmh's own (`ANCHORS`: the index, the
-learning log, the write lock, the hooks' index, the intents and trash folders) is a folder
+learning log, the write lock, the hooks' files, rmh's folders and derived files) is a folder
 of the user's moved or named there, not a vault's state: it is refused (StateRefused, with
 the folder and what to do) before rmh writes, sweeps or removes anything in it; it used to be
 taken silently, rmh's files made among the user's (HOUSE41). An empty `.rmh` is a new one.
@@ -23,13 +23,18 @@ from pathlib import Path
 
 from ..errors import NotAVault, StateRefused
 
-# What every `.rmh` rmh has used holds from its first open on (one is enough): the index,
-# the learning log, the write lock, the hooks' index, the intents' and the trash's folders;
-# and files a search or a hook makes, so that one whose index and lock a user deleted (the
-# index is rebuilt) is still known.
-ANCHORS = ("index.sqlite", "learned.sqlite", "write.lock", "hooks.sqlite", "intents", "trash",
-           "generated", "stat-columns.bin", "note-columns.bin", "catch-up.json",
-           "hooks-daemon.json")
+# Names rmh makes in `.rmh` (one is enough): the index, the learning log, the write lock,
+# the hooks' index, journals, daemon files and socket, the sessions', intents', trash and
+# generated folders, the entity cache, and the derived files a search makes (their
+# prefixes in `ANCHOR_PREFIXES`), so that a state folder whose index and lock a user
+# deleted (the index is rebuilt) is still known.
+ANCHORS = ("index.sqlite", "learned.sqlite", "write.lock", "hooks.sqlite", "hooks",
+           "hooks.sock", "hooks-daemon.json", "hooks-daemon.log", "hooks-daemon.pid",
+           "hooks-daemon.lock", "sessions", "intents", "trash", "generated",
+           "entities-llm.sqlite", "forgotten.json", "catch-up.json", "catch-up-paid.json",
+           "stat-columns.bin", "note-columns.bin", "link-edges.npz", "lexical-index.bin",
+           "conjunctive-sums.bin", "dense-index.npz", "fusion-calibration.json", "used.json")
+ANCHOR_PREFIXES = ("name-table-", "stamped-", "dense-rows-", "onnx-optimized-")
 MAX_LISTED = 64  # the most names of a refused folder read (one is named, with the count)
 LINK_FIX = ("remove the symlink and put the vault's own .rmh folder back in its place (a .rmh "
             "symlink may name only a folder inside the vault)")
@@ -46,7 +51,7 @@ def foreign(state: Path) -> str | None:
             names.append(entry.name)
             if len(names) >= MAX_LISTED:
                 break
-    if not names:
+    if not names or any(n.startswith(ANCHOR_PREFIXES) for n in names):
         return None
     rest = f"{len(names) - 1}{'+' if len(names) >= MAX_LISTED else ''}"
     more = "" if len(names) == 1 else f" and {rest} more"
