@@ -32,6 +32,10 @@ MAX_SUN_PATH = 100  # AF_UNIX paths are at most 107 bytes on Linux
 # model's context (under 1 MB); 8 Mi characters hold ~32 MiB at most as text.
 MAX_INPUT_CHARS = 8 << 20
 DRAIN_CHUNK = 1 << 16
+# The most bytes of the daemon's answer read (`daemon_answer`): a prompt's memory is at most
+# [hooks] prompt_words (<= 100,000 words, config_schema.MAX_WORDS), well under 16 MiB as JSON.
+MAX_ANSWER_BYTES = 16 << 20
+ANSWER_CHUNK = 1 << 16
 
 
 # rmh event -> each client's event name (harness/hooks.py's table, module docstring there)
@@ -146,38 +150,61 @@ def socket_path(root: Path) -> Path | None:
 
 def daemon_request(root: Path, request: dict[str, Any],
                    timeout: float = CLIENT_TIMEOUT_S) -> dict[str, Any] | None:
-    """The daemon's answer to `request`, or None (no daemon, too slow, a bad answer): never
-    raises and never waits past `timeout` seconds in all."""
+    """The daemon's answer to `request`, or None (no daemon, too slow, a bad or oversized
+    answer): `daemon_answer` without the reason."""
+    return daemon_answer(root, request, timeout)[0]
+
+
+def daemon_answer(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S
+                  ) -> tuple[dict[str, Any] | None, str]:
+    """(the daemon's answer to `request`, "") or (None, why: "none", "late", "too large" or
+    "bad"). Never raises, never waits past `timeout` seconds in all, and never holds more than
+    MAX_ANSWER_BYTES of the answer: a broken or hostile daemon that sends without end (or
+    never ends its line) costs the hook that much memory and that much time at most, then the
+    hook goes on as with a late daemon (HOUSE41: the reply was read into memory unbounded)."""
     path, state = socket_path(root), state_fd(root)
     if state is None:
-        return None
+        return None, "none"
     deadline = time.monotonic() + timeout
     try:
         held = f"/proc/self/fd/{state}/{SOCKET}"  # the folder checked, whatever `.rmh` is now
         if not os.path.isdir("/proc/self/fd") and path is not None:
             held = str(path)  # no /proc: the plain path, the symlink checked just before
         if path is None or not os.path.exists(held):
-            return None
+            return None, "none"
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
             s.connect(held)
             s.sendall(json.dumps(request).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
+            data = bytearray()
+            while b"\n" not in data:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return None
+                    return None, "late"
                 s.settimeout(left)
-                chunk = s.recv(65536)
+                chunk = s.recv(min(ANSWER_CHUNK, MAX_ANSWER_BYTES + 1 - len(data)))
                 if not chunk:
-                    return None
+                    return None, "bad"
                 data += chunk
-        doc = json.loads(data)
+                if len(data) > MAX_ANSWER_BYTES and b"\n" not in data:
+                    return None, "too large"
+        doc = json.loads(data[:data.index(b"\n")])
+    except TimeoutError:
+        return None, "late"
     except (OSError, ValueError, RecursionError):  # an answer nested past the parser too
-        return None
+        return None, "bad"
     finally:
         os.close(state)
-    return doc if isinstance(doc, dict) else None
+    return (doc, "") if isinstance(doc, dict) else (None, "bad")
+
+
+def unanswered_line(why: str, wait_s: float) -> str:
+    """The stderr line of a prompt the daemon did not answer usably (`daemon_answer`'s
+    reason): late, or an answer over MAX_ANSWER_BYTES; "" for no daemon or a bad answer."""
+    if why == "too large":
+        return (f"rmh hook prompt: the hooks daemon's answer was over {MAX_ANSWER_BYTES} "
+                "bytes; recalled from the hooks' index instead")
+    return late_line(wait_s) if why == "late" else ""
 
 
 def read_input(stream: IO[str], limit: int = MAX_INPUT_CHARS) -> str | None:

@@ -34,14 +34,14 @@ from .hooks_client import (
     DAEMON_LATE,
     EVENT_NAMES,
     answer_text,
-    daemon_request,
-    late_line,
+    daemon_answer,
     prompt_text,
     read_input,
     session_name,
     settings,
     text_field,
     too_long_line,
+    unanswered_line,
 )
 
 TYPE_CHECKING = False  # `typing` and `collections.abc` are not imported at run time
@@ -103,18 +103,18 @@ def run(argv: Sequence[str]) -> int | None:
     session = session_name(client, field("session_id"))
     t0 = time.monotonic()
     if event == "prompt":
-        got = daemon_request(root, {"event": "prompt", "prompt": prompt_text(field("prompt")),
-                                    "session": session, "own": field("session_id")}, wait)
+        got, why = daemon_answer(root, {"event": "prompt", "prompt": prompt_text(
+            field("prompt")), "session": session, "own": field("session_id")}, wait)
     else:
-        got = daemon_request(root, {"event": "start", "session": session, "cwd": field("cwd"),
-                                    "words": published["start_words"]}, wait)
+        got, why = daemon_answer(root, {"event": "start", "session": session, "cwd":
+                                        field("cwd"), "words": published["start_words"]}, wait)
     if got is not None and isinstance(got.get("text"), str):
         _print(answer_text(client, event, got["text"]))
         return 0
-    if event == "prompt" and time.monotonic() - t0 >= wait:
-        print(late_line(wait), file=sys.stderr)
+    if event == "prompt" and (why == "too large" or time.monotonic() - t0 >= wait):
+        print(unanswered_line(why if why == "too large" else "late", wait), file=sys.stderr)
         DAEMON_LATE["prompt"] = True  # the full path recalls from the hooks' index at once
-    return None  # no daemon (refused at once), too slow, or a start without a brief
+    return None  # no daemon (refused at once), too slow or too large, a start without a brief
 
 
 def _print(out: str) -> None:

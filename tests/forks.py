@@ -20,6 +20,7 @@ child. The sweeps' promises hold for any.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -303,6 +304,8 @@ def _shared_run(commands: Sequence[Sequence[str]], *, module: str | None, code: 
         with _SHARED_LOCK:  # a dead or killed server is replaced on the next call
             if _SHARED.get(key) is server:
                 del _SHARED[key]
+        server.close()  # and its folder goes with it (it was left in the temporary folder)
+        shutil.rmtree(server.workdir, ignore_errors=True)
         raise
     finally:
         server.lock.release()
@@ -324,10 +327,15 @@ def _fresh_together(commands: Sequence[Sequence[str]], *, module: str | None,
 
 
 def close_shared() -> None:
-    """End the shared servers (the session's end) and remove their folders."""
+    """End the shared servers (the session's end) and remove their folders. Also run at
+    the interpreter's exit (`atexit`): a script or probe that used `run_cli` without calling
+    it left an `rmh-forks-*` folder in the temporary folder each time (HOUSE41)."""
     with _SHARED_LOCK:
         servers = list(_SHARED.values())
         _SHARED.clear()
     for server in servers:
         server.close()
         shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+atexit.register(close_shared)

@@ -135,14 +135,16 @@ def test_no_import_cycles() -> None:
 # (TYPE_CHECKING and function-level imports included). The facade floor is vault's top-level
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
-FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps", "archive_writes"}
+FACADE = {"core", "parts", "writes", "reads", "landing", "erasure", "erasure_steps",
+          "archive_writes"}
 # beside errors: the cooperative stop every floor may check, the map of positions after
 # a removal, which every floor that keeps positions follows, the typed error an untyped
 # OSError or SQLite error stands for (the boundary's storage_error), and integer set
 # operations without numpy's set routines (int_arrays: the shift and every floor use them);
-# a count said in words (plural: errors and every floor's reports use it); whether a folder
-# has room for a block (room: errors reads a write's "disk I/O error" by it)
-GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural", "room"}
+# a count said in words (plural: errors and every floor's reports use it), what a full disk
+# looks like (full_disk: the store, the index and the ledger ask it), whether a folder has room
+# for a block (room: full_disk reads a write's "disk I/O error" by it)
+GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural", "full_disk", "room"}
 
 
 def vault_floor(module: str) -> int | None:

@@ -66,9 +66,10 @@ from .errors import PathRefused as PathRefused
 from .errors import PermissionDenied as PermissionDenied
 from .errors import QuotaExceeded as QuotaExceeded
 from .errors import ReadOnlyVault as ReadOnlyVault
+from .errors import StateRefused as StateRefused
 from .errors import VaultError as VaultError
-from .errors import is_disk_full as is_disk_full
-from .errors import no_space as no_space
+from .full_disk import is_disk_full as is_disk_full
+from .full_disk import no_space as no_space
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK
@@ -116,7 +117,7 @@ from .retrieval.scope import passed_factor as passed_factor
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
 from .retrieval.signals.dense import DenseIndex as DenseIndex
 from .retrieval.signals.dense import DenseParams as DenseParams
-from .retrieval.signals.dense import corpus_chunks as corpus_chunks
+from .retrieval.signals.dense_units import corpus_chunks as corpus_chunks
 from .retrieval.signals.graph import Walk as Walk
 from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank

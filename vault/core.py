@@ -4,14 +4,15 @@ Every read and search first reconciles the index with the folder (cheap when not
 so an edit made in Obsidian is seen by the next call. Writes go through the store's atomic
 write and are indexed before the call returns. Usage facts go to a `UsageRecorder` (learning).
 
-`Vault` is built in three layers, each a module under 400 lines: vault/parts.py (`VaultParts`:
-the open parts and the helpers every operation shares), vault/writes.py (`VaultWrites`: write,
-edit, delete, move, batches) and this module (opening, reading, search, erasure, health).
+`Vault` is built in layers, each a module under 400 lines: vault/parts.py (`VaultParts`: the
+open parts and the helpers every operation shares), vault/writes.py (`VaultWrites`: write,
+edit, delete, move, batches), vault/reads.py (`VaultReads`: names, reading, links) and this
+module (opening, search, erasure, health).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -24,9 +25,8 @@ from .archive_writes import finish_left
 from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.read_only import highest_note_id
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
-from .notes.records import LinkInfo, NoteRecord
 from .notes.rows import NoteRow
-from .parts import page_of, within
+from .reads import VaultReads
 from .retrieval.encoders import Encoder, Progress
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -40,7 +40,6 @@ from .storage.fileops import alive
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.index import Index, StatRow
 from .storage.intents import Journal
-from .storage.linkgraph import hops_from
 from .storage.state_folder import state_folder
 from .storage.store import Store
 from .storage.sync import SyncReport
@@ -52,7 +51,7 @@ STATE_DIR = ".rmh"
 INDEX_FILE = "index.sqlite"
 
 
-class Vault(VaultWrites):
+class Vault(VaultWrites, VaultReads):
     """One open vault: folder, index, search engine and usage recorder."""
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -172,69 +171,6 @@ class Vault(VaultWrites):
         if self.read_only:
             return SyncReport(generation=self.index.generation())
         return self.live.opening_sync() if postpone_full else self.live.sync()
-
-    # -- names ----------------------------------------------------------------------------------
-
-    def resolve(self, note: str, *, as_link: bool = True) -> int:
-        """A vault-relative path (`.md` optional) or a title/alias -> stable note id; a shared
-        title as `[[note]]` at the root (`Resolver.by_title`), unless `as_link` is False."""
-        self.live.fresh()
-        return self._resolve(note, as_link)
-
-    def existing(self, ids: Iterable[int]) -> set[int]:
-        """Which of these note ids name notes in the index now (after a sync)."""
-        self.live.fresh()
-        return self.index.present(ids)
-
-    # -- reading --------------------------------------------------------------------------------
-
-    def read(self, note: str, *, session: str | None = None, learn: bool = True) -> NoteRecord:
-        """The note's current text and parsed parts; logged as a read unless `learn` is False
-        (a tool reading on the agent's behalf, such as the ask loop's inner reads)."""
-        self.live.fresh()
-        note_id = self._resolve(note)
-        record = self._record(note_id)
-        if learn:
-            graph = self._snapshot().corpus.graph
-            self._learn(lambda: self.usage.on_read(session, note_id, graph))
-        return record
-
-    def links(self, note: str, *, limit: int | None = None, offset: int = 0,
-              count: int | None = None) -> list[LinkInfo]:
-        """Outgoing links of a note in text order, each resolved, an existing attachment
-        (`attachment`: its file; the folder is listed only when there is one to find), or
-        dangling; only the `count` (None: all) from position `offset` on; more than `limit` of
-        those is QuotaExceeded, raised before any is rendered."""
-        self.live.fresh()
-        note_id = self._resolve(note)
-        page = page_of(offset, count)  # range(n)[page]: its length without building it
-        within(len(range(len(self.live.links_of(note_id)))[page]), limit, "links")
-        return self._with_files(note_id, self._link_infos(note_id)[page])
-
-    def backlinks(self, note: str, *, limit: int | None = None, offset: int = 0,
-                  count: int | None = None) -> list[str]:
-        """Paths of the notes linking to `note`, sorted; only the `count` (None: all) from
-        position `offset` on (more than `limit` of those: QuotaExceeded)."""
-        self.live.fresh()
-        snap = self._snapshot()
-        referrers = snap.referrers(self._resolve(note))
-        page = page_of(offset, count)
-        within(len(range(len(referrers))[page]), limit, "backlinks")
-        return sorted(snap.resolver.id_path[i] for i in referrers)[page]
-
-    def neighbors(self, note: str, hops: int = 1, *, limit: int | None = None, offset: int = 0,
-                  count: int | None = None) -> list[str]:
-        """Notes within `hops` links (either direction), nearest first, then by path; only the
-        `count` (None: all) from position `offset` on (more than `limit` of them: QuotaExceeded)."""
-        self.live.fresh()
-        note_id = self._resolve(note)
-        snap = self._snapshot()
-        dist = hops_from(note_id, snap.corpus.graph, hops)
-        page = page_of(offset, count)
-        within(len(range(len(dist) - 1)[page]), limit, "neighbors")
-        paths = snap.resolver.id_path
-        return [path for _, path in sorted((d, paths[n]) for n, d in dist.items()
-                                           if n != note_id)][page]
 
     # -- search ---------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from .errors import ErasurePending, PathRefused
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval.encoders import Encoder
-from .retrieval.signals.dense import note_chunks
+from .retrieval.signals.dense_units import note_chunks
 from .storage import leftovers
 from .storage.embeddings import (
     EmbeddingCache,

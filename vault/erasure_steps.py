@@ -37,7 +37,8 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from .errors import ErasurePending, PermissionDenied, ReadOnlyVault, is_disk_full
+from .errors import ErasurePending, PermissionDenied, ReadOnlyVault
+from .full_disk import is_disk_full
 from .learning.ledger import LEDGER_FILE
 from .learning.usage import UsageRecorder
 from .retrieval import caught_up_sums, dense_store, ivf_store, lexical_store, stamped

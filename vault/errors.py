@@ -8,6 +8,7 @@ values, never exceptions. The tree:
     VaultError
     ├── NotAVault               the folder is missing or has no .rmh/
     ├── PathRefused             traversal, absolute path, control characters, symlink escape
+    │   └── StateRefused        the vault's .rmh is not its own state folder (and the fix)
     ├── NoteNotFound            no note matches a path or title
     │   └── NoteSkipped         the path is a file the index skipped (binary, too large...)
     ├── AmbiguousNote           a title matches several notes
@@ -37,15 +38,12 @@ three into it (the boundary calls it on anything untyped: "disk full", not "inte
 
 from __future__ import annotations
 
-import errno
 import os
 import resource
 import sqlite3
 from collections import Counter
 
 from .plural import counted
-from .room import no_space as no_space
-from .room import sqlite_folder_full
 
 
 class VaultError(Exception):
@@ -93,6 +91,23 @@ class PathRefused(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"path": self.path[:200], "reason": self.reason}
+
+
+class StateRefused(PathRefused):
+    """The vault's own folder (`.rmh`) was refused: a symlink leaving the vault, a folder
+    holding files rmh never makes, one swapped in while open. `path` stays ".rmh" (what a
+    client matched on); `folder` is its full path and `fix` what to do, in the message and
+    the data, so every command says the same (HOUSE41). Nothing is read or written there."""
+
+    def __init__(self, folder: str, reason: str, fix: str) -> None:
+        super().__init__(".rmh", reason)
+        self.args = (f"path refused: {folder!r} ({reason}); rmh reads and writes nothing "
+                     f"there. To fix: {fix}",)
+        self.folder = folder
+        self.fix = fix
+
+    def data(self) -> dict[str, object]:
+        return {**super().data(), "folder": self.folder[:300], "fix": self.fix}
 
 
 class NoteNotFound(VaultError):
@@ -353,31 +368,6 @@ class ErasurePending(VaultError):
         return {"intent": self.intent, "notes": self.notes, "fix": self.fix,
                 "failed": [{"step": s, **({"target": t} if t else {}), "error": e[:300]}
                            for s, t, e in list(self._steps(host=False))[:20]]}
-
-
-_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
-_SQLITE_FULL = 13  # "database or disk is full"
-# the "disk I/O error"s SQLite gives EFBIG as: a write, a truncate, the WAL index grown
-# (SQLITE_IOERR_WRITE, _TRUNCATE, _SHMSIZE); never a read's or a damaged file system's
-_SQLITE_EFBIG = (778, 1546, 4874)
-
-
-def is_disk_full(exc: BaseException) -> bool:
-    """Whether `exc` says the disk (or quota, or file-size limit) is full: an OSError with
-    ENOSPC/EDQUOT/EFBIG, a SQLite error with SQLITE_FULL (also when SQLite only got
-    SQLITE_IOERR writing: its message then names the full disk; the IOERR codes SQLite reports
-    EFBIG and EDQUOT as, `_SQLITE_EFBIG`, under a file-size limit or where a folder of its
-    files has no room: room.py), or DiskFull itself (the index
-    opened read only on a full disk refuses every write with it)."""
-    if isinstance(exc, DiskFull):
-        return True
-    if isinstance(exc, OSError):
-        return exc.errno in _FULL
-    if isinstance(exc, sqlite3.Error):
-        code = getattr(exc, "sqlite_errorcode", None)
-        return ((code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
-                or (code in _SQLITE_EFBIG and (size_limited() or sqlite_folder_full())))
-    return False
 
 
 def size_limited() -> bool:

@@ -15,7 +15,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from .errors import DiskFull, is_disk_full
+from .errors import DiskFull
+from .full_disk import is_disk_full
 from .notes.hashing import content_hash
 from .notes.links import Resolver
 from .notes.records import NoteRecord, link_infos, record_of

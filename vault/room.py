@@ -9,7 +9,7 @@ with blocks left is also asked the way a quota answers: one block written to a s
 there (`.rmh-room.PID`, removed at once), refused with ENOSPC or EDQUOT or not.
 
 `keeps_sqlite_in` records the folders this process keeps SQLite files in (storage/migrations.py
-`connect`); `is_disk_full` (errors.py) takes a write's "disk I/O error" for a full disk when
+`connect`); `is_disk_full` (full_disk.py) takes a write's "disk I/O error" for a full disk when
 one of them has no room."""
 
 from __future__ import annotations

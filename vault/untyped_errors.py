@@ -23,7 +23,8 @@ import os
 import re
 import sqlite3
 
-from .errors import DiskFull, IndexUnusable, LedgerError, PermissionDenied, VaultError, is_disk_full
+from .errors import DiskFull, IndexUnusable, LedgerError, PermissionDenied, VaultError
+from .full_disk import is_disk_full
 
 _TEMP = re.compile(r"\.(.+)\.(?:rmh-tmp-\d+-\d+|\d+\.tmp)")
 

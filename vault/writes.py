@@ -21,8 +21,8 @@ from .errors import (
     PathRefused,
     QuotaExceeded,
     VaultError,
-    is_disk_full,
 )
+from .full_disk import is_disk_full
 from .landing import landed, tolerate_full
 from .learning.ledger import Ledger
 from .notes import edits

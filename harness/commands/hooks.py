@@ -21,7 +21,13 @@ from typing import Any
 
 from harness.config import home_dir, load
 from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
-from harness.hooks_client import DAEMON_LATE, late_line, read_input, too_long_line
+from harness.hooks_client import (
+    DAEMON_LATE,
+    daemon_answer,
+    read_input,
+    too_long_line,
+    unanswered_line,
+)
 
 from .output import counted, emit
 
@@ -84,13 +90,14 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
             hooks_daemon.spawn(root, session)  # never waits for it
         elif not DAEMON_LATE["prompt"]:  # (the fast path already waited in vain)
             t0 = time.monotonic()
-            got = hooks_daemon.daemon_request(root, {"event": "prompt", "prompt": data.prompt,
-                                          "session": session, "own": data.session_id},
-                                   h.daemon_wait_s)
+            got, why = daemon_answer(root, {"event": "prompt", "prompt": data.prompt,
+                                            "session": session, "own": data.session_id},
+                                     h.daemon_wait_s)
             if got is not None and isinstance(got.get("text"), str):
                 return str(got["text"])
-            if time.monotonic() - t0 >= h.daemon_wait_s:
-                print(late_line(h.daemon_wait_s), file=sys.stderr)
+            if why == "too large" or time.monotonic() - t0 >= h.daemon_wait_s:
+                print(unanswered_line(why if why == "too large" else "late",
+                                      h.daemon_wait_s), file=sys.stderr)
                 DAEMON_LATE["prompt"] = True
             # no daemon (a dead one's socket), or a slow one: the hooks' own index answers
     if args.event == "session-start" and index_path(root).exists():  # no vault opened
@@ -237,12 +244,14 @@ def _why(exc: Exception) -> str:
     """The stderr line of a hook that did nothing: a `.rmh` refused (a symlink or a folder
     put in the vault's state folder's place) says that nothing was read through it and what
     to do, not only the exception's name (HOUSE40)."""
-    from vault import PathRefused
+    from vault import PathRefused, StateRefused
 
     if isinstance(exc, PathRefused) and exc.path == ".rmh":
-        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason}); "
-                "rmh reads no memory through it. Put the vault's own .rmh folder back in "
-                "its place")
+        fix = exc.fix if isinstance(exc, StateRefused) else (
+            "put the vault's own .rmh folder back in its place")
+        where = f" ({exc.folder})" if isinstance(exc, StateRefused) else ""
+        return (f"nothing recalled or recorded: the vault's .rmh is refused ({exc.reason})"
+                f"{where}; rmh reads no memory through it. To fix: {fix}")
     return f"{type(exc).__name__}: {exc}"
 
 

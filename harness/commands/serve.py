@@ -23,12 +23,13 @@ from pathlib import Path
 import anyio
 
 from harness.commands.notes import positive_int
-from harness.compose import LedgerSessions, note_texts, open_vault
+from harness.compose import open_vault
 from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
 from harness.mcp import OVERSIZE, mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
+from harness.served_sessions import LedgerSessions, note_texts
 from harness.stderr_sink import StderrSink
 from harness.stdio import require_stdout
 from harness.write_quota import WriteLimits, WriteQuota
@@ -40,6 +41,7 @@ from vault import (
     LedgerError,
     NotAVault,
     PathRefused,
+    StateRefused,
     Vault,
     journal_stamp,
     storage_error,
@@ -250,7 +252,8 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
         vault = exc.root
     kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError, PathRefused))
             else "not_a_vault")
-    fix = None if not isinstance(exc, PathRefused) else (  # `.rmh` or a file of it linked
+    fix = None if not isinstance(exc, PathRefused) else exc.fix if isinstance(
+        exc, StateRefused) else (  # `.rmh` itself: its own fix; a file of it linked:
         f"put a file or folder of rmh's own at `{exc.path}` in place of the symlink (one "
         "missing is made again)")
     if isinstance(exc, ConfigError):  # the vault is there: `rmh init` was no fix (PLUG5)

@@ -240,7 +240,8 @@ def test_serve_answers_every_frame_when_its_state_is_linked_out(
     assert "symlink" in got[1]["result"]["instructions"]
     assert got[2]["result"]["isError"] is True
     assert got[3]["error"]["data"]["kind"] == "path_refused"
-    assert f".rmh{'/' + name if name else ''}`" in got[3]["error"]["data"]["fix"]
+    fix = got[3]["error"]["data"]["fix"]  # `.rmh` itself: StateRefused's own fix (HOUSE41)
+    assert (f".rmh/{name}`" if name else "put the vault's own .rmh folder back") in fix, fix
     if name:
         assert other.read_bytes() == before
 

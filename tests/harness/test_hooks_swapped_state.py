@@ -42,7 +42,7 @@ def test_no_hook_reads_through_a_swapped_rmh(tmp_path: Path) -> None:
             assert out.stdout.strip() == "", (event, out.stdout)  # no context at all
             assert "the vault's .rmh is refused (symlink leaves the vault)" in out.stderr, \
                 (event, out.stderr)
-            assert "Put the vault's own .rmh folder back" in out.stderr
+            assert "put the vault's own .rmh folder back" in out.stderr
         # the refusal stays: the link is left as it was, the other vault still served
         assert (own / ".rmh").is_symlink()
         assert "Build notes.md" in context_of(hook(other, "prompt", base), "UserPromptSubmit")

@@ -1,5 +1,5 @@
 """Under a file-size limit (`ulimit -f`), which SQLite "disk I/O error"s are a full disk
-(errors.py `is_disk_full`, VAULT9): those SQLite gives EFBIG as (a write past the limit, for
+(full_disk.py `is_disk_full`, VAULT9): those SQLite gives EFBIG as (a write past the limit, for
 real below), never a read's or a damaged file system's. VAULT9 took every SQLITE_IOERR for
 one while any limit was set, so a failing disk or a corrupted file system read as
 `disk_full` ("past this process's file-size limit") and hid the real fault (REV35). No real
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
 import json, signal, sqlite3, sys
-from vault.errors import is_disk_full
+from vault.full_disk import is_disk_full
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 out = {}
 c = sqlite3.connect(sys.argv[1])

@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import DiskFull, LedgerError, is_disk_full
+from ..errors import DiskFull, LedgerError
+from ..full_disk import is_disk_full
 from ..storage.faults import operation_made
 from ..storage.linkgraph import Adjacency
 from ..untyped_errors import out_of_descriptors

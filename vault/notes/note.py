@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import NoteFormatError
-from .frontmatter import dump, find_block, lines_view, load, update
+from .frontmatter import BOM, dump, find_block, lines_view, load, update
 from .link_keys import fold
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
@@ -58,8 +58,10 @@ __all__ = [
 # (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading; 9: but
 # a `$` inside a wiki-link opens no math (`[[$AAPL]] and [[$TSLA]]`), and a `$$` after text on
 # its line ("Price: $$") closes in its paragraph or is text (session 31); 10: so does a `$$`
-# at a line's start (a "$$ = mid-range" legend hid the paragraphs below it; session 32).
-PARSE = 10
+# at a line's start (a "$$ = mid-range" legend hid the paragraphs below it; session 32); 11: a
+# note without frontmatter is scanned from after its byte-order mark, which hid a heading, a
+# tag or a code fence on its first line (session 41).
+PARSE = 11
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
@@ -145,7 +147,10 @@ def _scan(raw: str) -> tuple[Note, list[LinkSite]]:
             for a, b, quote in loaded.value_spans:
                 sites.extend(_in_yaml(site, quote) for site in
                              scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
-    scanned = scan_body(text[body_start:], body_start)
+    # A byte-order mark (kept, so the file round-trips) is no text: a first line after it
+    # starts a line, as after a frontmatter block.
+    scan_start = body_start or (1 if text.startswith(BOM) else 0)
+    scanned = scan_body(text[scan_start:], scan_start)
     sites.extend(scanned.sites)
     tag_items = frontmatter_tags(fm)
     alias_items: list[str] = []

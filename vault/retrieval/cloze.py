@@ -47,7 +47,8 @@ from .calibration import reciprocal_rank as rr
 from .encoders import Encoder, encode_cached
 from .search_params import SearchParams
 from .signals.bm25 import Bm25Index, described, field_tokens, note_document
-from .signals.dense import DenseIndex, dense_scores, note_chunks
+from .signals.dense import DenseIndex, dense_scores
+from .signals.dense_units import note_chunks
 
 SALT = b"rmh-cloze/1"
 # The calibration's 64 is too few here: on lme_turns (2,286 chat turns) four disjoint samples of

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import DiskFull, NoteExists, PathRefused, PermissionDenied, is_disk_full
+from ..errors import DiskFull, NoteExists, PathRefused, PermissionDenied
+from ..full_disk import is_disk_full
 
 CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
 FOLDER_GONE = "its folder was removed or replaced by another program during the change"

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError, is_disk_full, no_space
+from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError
+from ..full_disk import is_disk_full, no_space
 from ..notes.rows import LinkRow, NoteRow
 from . import stat_store
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
@@ -382,8 +383,7 @@ class Index:
             insert_embeddings(self._conn, model_fp, items)
 
     def forget_embeddings(self, keys: Sequence[str]) -> int:
-        """Erasure: drop the vectors of `keys` under every model (the rows only; `vacuum`
-        then frees the pages)."""
+        """Erasure: drop the vectors of `keys` under every model (`vacuum` frees the pages)."""
         with self.atomic():
             return delete_embeddings(self._conn, keys)
 

@@ -60,7 +60,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..errors import DiskFull, NoteExists, PathRefused, VaultError, is_disk_full
+from ..errors import DiskFull, NoteExists, PathRefused, VaultError
+from ..full_disk import is_disk_full
 from . import intent_fields as fields
 from .fileops import create_temp, drop_temps, fsync_dir, open_regular
 from .intent_added import relink_added

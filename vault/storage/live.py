@@ -29,8 +29,8 @@ from ..errors import (
     PathRefused,
     PermissionDenied,
     VaultError,
-    is_disk_full,
 )
+from ..full_disk import is_disk_full
 from ..notes.rows import LinkRow
 from . import catch_up
 from .anchored import open_dir

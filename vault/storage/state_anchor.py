@@ -30,10 +30,14 @@ import threading
 import weakref
 from pathlib import Path
 
-from ..errors import PathRefused
-from .state_folder import state_folder
+from ..errors import PathRefused, StateRefused
+from .state_folder import LINK_FIX, state_folder
 
 STATE_DIR = ".rmh"
+
+BACK_FIX = "put the vault's own .rmh folder back in its place, then run the command again"
+OWNER_FIX = ("give the folder back to the vault's owner (`chown -R`), or put the vault's own .rmh "
+             "back in its place")
 
 _FLAGS = (getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
           | getattr(os, "O_CLOEXEC", 0))  # O_PATH: no read right needed (another's vault)
@@ -53,18 +57,20 @@ class StateAnchor:
             fd = os.open(os.path.realpath(self.lexical), _FLAGS)
         except (FileNotFoundError, NotADirectoryError):
             if required:  # the open found it: gone or swapped since
-                raise PathRefused(name, "moved or swapped while the vault opened") from None
+                raise StateRefused(self.lexical, "moved or swapped while the vault opened",
+                                   BACK_FIX) from None
             return  # no state folder yet (a bare Store): the plain path, made later by the lock
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
-            raise PathRefused(name, "a symlink swapped in while the vault opened") from None
+            raise StateRefused(self.lexical, "a symlink swapped in while the vault opened",
+                               LINK_FIX) from None
         try:
             info = os.fstat(fd)
             owner = os.stat(root).st_uid
             if info.st_uid not in (owner, os.geteuid()):
-                raise PathRefused(name, f"owned by uid {info.st_uid}, neither the vault's "
-                                  f"owner ({owner}) nor this process")
+                raise StateRefused(self.lexical, f"owned by uid {info.st_uid}, neither the "
+                                   f"vault's owner ({owner}) nor this process", OWNER_FIX)
             anchored = f"/proc/self/fd/{fd}"
             try:
                 held = os.path.samestat(os.stat(anchored), info)
@@ -72,7 +78,7 @@ class StateAnchor:
                 held = False
             real = os.path.realpath(anchored if held else self.lexical)  # where it is now
             if os.path.commonpath([root, real]) != root:  # swapped between the open's check
-                raise PathRefused(name, "symlink leaves the vault")  # and this one's open
+                raise StateRefused(self.lexical, "symlink leaves the vault", LINK_FIX)  # and this
         except BaseException:
             os.close(fd)
             raise
@@ -93,11 +99,11 @@ class StateAnchor:
         try:
             info = os.stat(self.lexical)
         except OSError:
-            raise PathRefused(self.name, "moved or removed while open; put it back to go on"
-                              ) from None
+            raise StateRefused(self.lexical, "moved or removed while open; put it back to go "
+                               "on", BACK_FIX) from None
         if not stat.S_ISDIR(info.st_mode) or (info.st_dev, info.st_ino) != self._id:
-            raise PathRefused(self.name, "another folder or a symlink took its place while "
-                              "open; nothing of rmh's is read or written there")
+            raise StateRefused(self.lexical, "another folder or a symlink took its place "
+                               "while open; nothing of rmh's is read or written there", BACK_FIX)
 
     def close(self) -> None:
         """Let the descriptor go (the vault closed): `path` then names nothing of it."""

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from vault.notes.edits import Edit, apply, body_start, headings, size_after
-from vault.notes.frontmatter import BOM, find_block
+from vault.notes.frontmatter import BOM
 from vault.notes.note import parse
 
 ENDS = ("\n", "\r\n", "\r")
@@ -44,9 +44,7 @@ def generated(seed: int) -> str:
 
 def index_headings(text: str) -> list[str]:
     """The headings the index finds (a BOM before a body without frontmatter read past, as
-    `edits.body_start` reads it: the index leaves it in the text, see NOTES-HOUSE40.md)."""
-    if text.startswith(BOM) and find_block(text) is None:
-        text = text[1:]
+    `edits.body_start` reads it: PARSE 11, tests/vault/notes/test_note_bom.py)."""
     return list(parse(text).headings)
 
 

@@ -17,7 +17,8 @@ import pytest
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import DenseParams, dense_health_line
 from vault.retrieval.dense_health import dense_health
-from vault.retrieval.signals.dense import DenseIndex, note_chunks
+from vault.retrieval.signals.dense import DenseIndex
+from vault.retrieval.signals.dense_units import note_chunks
 from vault.storage.embeddings import MemoryEmbeddingCache
 
 from .dense_history import State, history, start, topic_body

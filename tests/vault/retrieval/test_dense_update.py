@@ -11,7 +11,8 @@ import pytest
 
 from bench.synthetic_encoder import SyntheticEncoder
 from vault.retrieval.encoders import MiniLmEncoder
-from vault.retrieval.signals.dense import DenseIndex, DenseParams, corpus_chunks, note_chunks
+from vault.retrieval.signals.dense import DenseIndex, DenseParams
+from vault.retrieval.signals.dense_units import corpus_chunks, note_chunks
 from vault.storage.corpus import Corpus, CorpusDelta, Since
 from vault.storage.embeddings import MemoryEmbeddingCache
 

@@ -13,7 +13,8 @@ import pytest
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import SearchEngine, Vault
 from vault.notes.text import tokenize
-from vault.retrieval.signals.dense import DenseParams, note_chunks
+from vault.retrieval.signals.dense import DenseParams
+from vault.retrieval.signals.dense_units import note_chunks
 from vault.retrieval.signals.ivf import IvfParams
 from vault.retrieval.signals.registry import DENSE, REGISTRY, BuildEnv, Query
 

@@ -39,9 +39,8 @@ them, and hits beyond the first can differ from a fresh build's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -49,14 +48,13 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
 from .. import dense_store, ivf_store
-from ..chunking import chunk_note, turn_speaker
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
+from .dense_units import note_chunks_of
 from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
 from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, room
 
 Bools = npt.NDArray[np.bool_]
-Texts = TypeVar("Texts", list[str], PackedTexts)
 ENCODE_BLOCK = 16384  # chunks embedded and quantised at a time by an approximate build
 # (its float32 rows, their cache lookup and quantisation: ~80 MB of temporaries at dim 384)
 
@@ -170,14 +168,14 @@ class DenseIndex:
         if scratch is not None:  # the rows a build in an earlier process persisted
             got = dense_store.restore(
                 scratch, corpus, encoder.fingerprint, shape,
-                lambda at: _note_chunks(corpus, at, encoder.count_tokens, max_tokens,
-                                        max_units, []),
+                lambda at: note_chunks_of(corpus, at, encoder.count_tokens, max_tokens,
+                                          max_units, []),
                 lambda texts: encode_cached(encoder, texts, cache, progress), p.approx_above)
             if got is not None:
                 return cls._exact(corpus, encoder, *got, shape, p, scratch)
         every = np.arange(len(corpus), dtype=np.int64)
-        texts, counts, cut = _note_chunks(corpus, every, encoder.count_tokens, max_tokens,
-                                          max_units, PackedTexts(ENCODE_BLOCK))
+        texts, counts, cut = note_chunks_of(corpus, every, encoder.count_tokens, max_tokens,
+                                            max_units, PackedTexts(ENCODE_BLOCK))
         dim, ivf = encoder.dim, None
         if 0 < p.approx_above < len(texts):
             note = np.repeat(every, counts).astype(np.int32)
@@ -248,8 +246,8 @@ class DenseIndex:
             return replace(self, generation=corpus.generation)
         ov = self.overlay.removing(since.shift)
         if fresh.size:
-            texts, counts, cut = _note_chunks(corpus, fresh, encoder.count_tokens, max_tokens,
-                                              max_units, [])
+            texts, counts, cut = note_chunks_of(corpus, fresh, encoder.count_tokens,
+                                                max_tokens, max_units, [])
             vecs = encode_cached(encoder, texts, cache, progress)
             lists = None if self.ivf is None else self.ivf.lists_of(vecs)
             ov = ov.replacing(fresh, counts, cut, vecs, lists, len(corpus))
@@ -346,49 +344,6 @@ def _ivf_build(texts: Sequence[str], note: I32, paths: Sequence[str], encoder: E
         if progress is not None:
             progress(e, n, "embedding")
     return IvfStore.train(codes, scale, note, paths, params)
-
-
-def _note_chunks(
-    corpus: Corpus, positions: I64, count_tokens: Callable[[str], int], max_tokens: int,
-    max_units: int, texts: Texts,
-) -> tuple[Texts, I64, Bools]:
-    """Chunk texts of the notes at `positions` (in that order, appended to `texts`: a list,
-    or a build's `PackedTexts`), chunks per note, and which notes were cut at `max_units`."""
-    counts = np.zeros(positions.shape[0], dtype=np.int64)
-    cut = np.zeros(positions.shape[0], dtype=np.bool_)
-    for j, i in enumerate(positions.tolist()):
-        chunks, cut[j] = note_chunks(corpus.titles[i], corpus.bodies[i],
-                                     corpus.frontmatter[i], count_tokens, max_tokens, max_units)
-        texts.extend(chunks)
-        counts[j] = len(chunks)
-    return texts, counts, cut
-
-
-def note_chunks(title: str, body: str, frontmatter: Mapping[str, Any],
-                count_tokens: Callable[[str], int], max_tokens: int, max_units: int
-                ) -> tuple[tuple[str, ...], bool]:
-    """The chunks one note is embedded as, and whether they were cut at `max_units` (the
-    one definition the index and erasure's embedding keys share)."""
-    given = frontmatter.get("speaker")
-    speaker = given.strip() if isinstance(given, str) else ""
-    chunks = chunk_note(title, body, count_tokens, max_tokens,
-                        speaker or turn_speaker(body),
-                        max_units + 1 if max_units > 0 else 0)  # one more tells a cut note
-    if 0 < max_units < len(chunks):
-        return chunks[:max_units], True
-    return chunks, False
-
-
-def corpus_chunks(
-    corpus: Corpus, count_tokens: Callable[[str], int], max_tokens: int = 256, max_units: int = 0
-) -> tuple[list[str], npt.NDArray[np.int64], int]:
-    """The dense units of every note, in position order: (chunk texts, first row of each
-    note, notes cut at `max_units`). What `DenseIndex.build` embeds and `rmh index` (local or
-    on Ray) must find in the cache."""
-    every = np.arange(len(corpus), dtype=np.int64)
-    texts, counts, cut = _note_chunks(corpus, every, count_tokens, max_tokens, max_units, [])
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)[: len(corpus)]
-    return texts, starts, int(cut.sum())
 
 
 def dense_scores(index: DenseIndex, encoder: Encoder, query: str,
