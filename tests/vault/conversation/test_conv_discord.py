@@ -98,8 +98,10 @@ def test_a_generated_export_reads_back_what_was_written(
     for i, (minutes, hours, name, nick, text, kind) in enumerate(rows):
         when = (base + timedelta(minutes=minutes)).astimezone(timezone(timedelta(hours=hours)))
         msgs.append(_message(100 + i, when, name, nick, text, kind))
-        speaker = unmarked(nick if nick and nick.strip() else name)
-        if kind not in SYSTEM_KINDS and text.strip() and speaker and name.strip():
+        # the author's nickname, else name, else id: the first not blank (discord.py)
+        speaker = unmarked(next(k for k in (nick, name, str(9000 + 100 + i))
+                                if k is not None and k.strip()))
+        if kind not in SYSTEM_KINDS and text.strip() and speaker:
             want.append((when.astimezone(UTC).replace(tzinfo=None), i, str(100 + i), speaker,
                          text.strip()))
     if newest_first:
