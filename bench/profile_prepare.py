@@ -70,7 +70,7 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("names", names.NameIndex, "build"),
     ("walk", graph.Walk, "build"),
     ("dense", dense.DenseIndex, "build"),
-    ("dense.chunks", dense, "_note_chunks"),
+    ("dense.chunks", dense, "note_chunks_of"),
     ("dense.ivf_build", dense, "_ivf_build"),
     ("dense.ivf_train", ivf.IvfStore, "train"),
 )

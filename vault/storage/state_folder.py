@@ -51,8 +51,8 @@ def foreign(state: Path) -> str | None:
             names.append(entry.name)
             if len(names) >= MAX_LISTED:
                 break
-    if not names or any(n.startswith(ANCHOR_PREFIXES) for n in names):
-        return None
+    if not names or any(n in ANCHORS or n.startswith(ANCHOR_PREFIXES) for n in names):
+        return None  # an anchor made since the check above (a process opening it too) counts
     rest = f"{len(names) - 1}{'+' if len(names) >= MAX_LISTED else ''}"
     more = "" if len(names) == 1 else f" and {rest} more"
     return f"holds {min(names)!r}{more}, none of rmh's own files: not a vault's state folder"
