@@ -18,6 +18,7 @@ serve`).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import re
@@ -98,6 +99,9 @@ class World:
                 "/dev/null", "/usr/bin/true"]
 
     def snapshot(self) -> dict[str, Any]:
+        # garbage of earlier tests in this worker (a closed-over temporary file) is freed
+        # first: its descriptor closing between two snapshots is no cell's doing (CI, session 41)
+        gc.collect()
         snap: dict[str, Any] = {}
         for path in sorted([self.outside, *self.outside.rglob("*"), self.shm]):
             st = os.lstat(path)
