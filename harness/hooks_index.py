@@ -63,7 +63,7 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # 5: a note is dated as the search dates it: "8 May, 2024", "2024/05/08", a daily note's
 # file name (they were dated by the file's modification day).
 # 6: a word of a script written without spaces (Chinese, Japanese, Thai...) is indexed by its
-# bigrams too, as the search reads it (`spaced`): unicode61 took "東京は日本の首都です" for one word.
+# bigrams too, as the search reads it (`spaced`): unicode61 took "東京は日本の首都" for one word.
 FORMAT = 6
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _WORD = re.compile(r"[^\W_]+")  # a word as unicode61 splits text (and `hooks_recall.words_of`)
