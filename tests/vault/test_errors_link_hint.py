@@ -37,7 +37,7 @@ LINKED = st.tuples(
     st.sampled_from([("", ""), ("[[", "]]"), ("![[", "]]")]))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(LINKED)
 def test_a_name_written_as_a_link_says_the_note_it_names(tmp_path_factory: pytest.TempPathFactory,
                                                          parts: tuple[str, str, str,
