@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault import connect_state, held_state
+from vault import connect_state, held_state, tokenize
 
 from .hooks_used import (
     JOURNAL_DIR,
@@ -62,8 +62,25 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # 4: a fact or rule is dated by when it was confirmed, not by the day its file was written.
 # 5: a note is dated as the search dates it: "8 May, 2024", "2024/05/08", a daily note's
 # file name (they were dated by the file's modification day).
-FORMAT = 5
+# 6: a word of a script written without spaces (Chinese, Japanese, Thai...) is indexed by its
+# bigrams too, as the search reads it (`spaced`): unicode61 took "東京は日本の首都" for one word.
+FORMAT = 6
 _LINK = re.compile(r"\[\[([^\]|#]+)")
+_WORD = re.compile(r"[^\W_]+")  # a word as unicode61 splits text (and `hooks_recall.words_of`)
+
+
+def spaced(word: str) -> list[str]:
+    """`word` as the search's tokens: the overlapping bigrams of a spaceless script's run
+    (`vault.tokenize`), else the word itself, so an FTS5 query and its index match on them."""
+    parts = [word] if word.isascii() else tokenize(word)
+    return parts if len(parts) > 1 else [word]
+
+
+def _fts_text(text: str) -> str:
+    """`text`, with the bigrams of its spaceless words after it (REVIEW42, session 42)."""
+    extra = [] if text.isascii() else [t for w in dict.fromkeys(_WORD.findall(text.casefold()))
+                                       for t in spaced(w) if t != w]
+    return f"{text}\n{' '.join(extra)}" if extra else text
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
   hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT,
@@ -211,7 +228,7 @@ def refresh(vault: Vault) -> dict[str, int]:
                      _date(fm, row.path, row.mtime_ns), tier, speaker,
                      str(fm.get("conversation", "")), _previous(fm), body))
                 conn.execute("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)",
-                             (row.id, row.title, body))
+                             (row.id, _fts_text(row.title), _fts_text(body)))
                 changed += 1
             gone = [i for i in stored if i not in seen]
             for i in gone:
