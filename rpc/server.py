@@ -52,6 +52,7 @@ import anyio
 import anyio.abc
 from anyio.lowlevel import EventLoopToken, current_token
 
+from . import held_signals
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
@@ -309,7 +310,10 @@ class StdioServer:
             await self._room.wait()
 
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
+        came = held_signals.take()  # while starting (rpc/held_signals.py): delivered now
         with anyio.open_signal_receiver(*shutdown_signals()) as signals:
+            for signum in came:
+                signal.raise_signal(signum)
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 with suppress(OSError):  # the reader has ended (end of input)
