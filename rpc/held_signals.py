@@ -40,13 +40,16 @@ def hold(signals: tuple[signal.Signals, ...]) -> None:
         _before[signum] = signal.signal(signum, _record)
 
 
-def take() -> tuple[int, ...]:
-    """Put back the handlers `hold` replaced; the signals recorded meanwhile, in order (each
-    once: the first of a kind already stops a server). Main thread only, as `hold`."""
+def take(restore: bool = True) -> tuple[int, ...]:
+    """Put back the handlers `hold` replaced (`restore=False`: not; a server whose own
+    handlers have replaced them already, so that no signal falls between the two); the
+    signals recorded meanwhile, in order (each once: the first of a kind already stops a
+    server). Main thread only, as `hold`."""
     if threading.current_thread() is not threading.main_thread():
         return ()
     for signum, handler in _before.items():
-        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if restore:
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
     _before.clear()
     came = tuple(dict.fromkeys(_held))
     _held.clear()

@@ -310,10 +310,9 @@ class StdioServer:
             await self._room.wait()
 
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
-        came = held_signals.take()  # while starting (rpc/held_signals.py): delivered now
         with anyio.open_signal_receiver(*shutdown_signals()) as signals:
-            for signum in came:
-                signal.raise_signal(signum)
+            for signum in held_signals.take(restore=False):  # came while it was starting
+                signal.raise_signal(signum)  # (rpc/held_signals.py): delivered now
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 with suppress(OSError):  # the reader has ended (end of input)
