@@ -202,6 +202,15 @@ def _not_a_folder(vault: str) -> Exception | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
+    if command_of(words) == "serve":  # its stop signals held from before its modules import
+        from rpc import holding_signals, shutdown_signals  # (seconds): rpc/held_signals.py
+
+        with holding_signals(shutdown_signals()):
+            return _main(words)
+    return _main(words)
+
+
+def _main(words: list[str]) -> int:
     # --json after `--` is a word (a note named `--json`), not the option
     Parser.json_errors = "--json" in words[:words.index("--") if "--" in words else None]
     bogus = _unknown_global(words)

@@ -22,8 +22,9 @@ from .errors import (
 )
 from .flight import InFlight, id_key
 from .framing import DEFAULT_MAX_FRAME, Frame, FrameTooLarge, LineSplitter, encode
+from .held_signals import holding as holding_signals
 from .messages import NO_ID, Invalid, Parsed, Request, failure, parse_frame, success
-from .server import ShutdownHook, StdioServer
+from .server import ShutdownHook, StdioServer, shutdown_signals
 
 __all__ = [
     "APPLICATION_CODES",
@@ -52,9 +53,11 @@ __all__ = [
     "application_error",
     "encode",
     "failure",
+    "holding_signals",
     "id_key",
     "invalid_params",
     "parse_frame",
+    "shutdown_signals",
     "spec_error",
     "success",
 ]

@@ -52,6 +52,7 @@ import anyio
 import anyio.abc
 from anyio.lowlevel import EventLoopToken, current_token
 
+from . import held_signals
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
@@ -310,6 +311,8 @@ class StdioServer:
 
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(*shutdown_signals()) as signals:
+            for signum in held_signals.take(restore=False):  # came while it was starting
+                signal.raise_signal(signum)  # (rpc/held_signals.py): delivered now
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 with suppress(OSError):  # the reader has ended (end of input)
