@@ -69,7 +69,6 @@ from .errors import ReadOnlyVault as ReadOnlyVault
 from .errors import StateRefused as StateRefused
 from .errors import VaultError as VaultError
 from .full_disk import is_disk_full as is_disk_full
-from .full_disk import no_space as no_space
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK
@@ -125,6 +124,7 @@ from .retrieval.signals.graph import push as _pagerank_push
 from .retrieval.signals.ivf import IvfParams as IvfParams
 from .retrieval.when import name_day as name_day
 from .retrieval.when import value_day as value_day
+from .room import no_space as no_space
 from .storage.corpus import Corpus as Corpus
 from .storage.corpus import CorpusDelta as CorpusDelta
 from .storage.embeddings import EmbeddingCache as EmbeddingCache
