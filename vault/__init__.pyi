@@ -114,6 +114,7 @@ from .retrieval.relevance import judge as _judge_relevance
 from .retrieval.rerank import OnnxCrossEncoder as OnnxCrossEncoder
 from .retrieval.scope import passed_factor as passed_factor
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
+from .retrieval.signals.bm25 import described as _frontmatter_words
 from .retrieval.signals.dense import DenseIndex as DenseIndex
 from .retrieval.signals.dense import DenseParams as DenseParams
 from .retrieval.signals.dense_units import corpus_chunks as corpus_chunks
@@ -152,6 +153,7 @@ ContextLine = _ContextLine
 ContextWeights = _ContextWeights
 correct_fact = _correct_fact
 fact_sentence = _fact_sentence
+frontmatter_words = _frontmatter_words
 judge_relevance = _judge_relevance
 link_adjacency = _link_adjacency
 nlp_status = _nlp_status
