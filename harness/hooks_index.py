@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault import connect_state, held_state
+from vault import connect_state, held_state, tokenize
 
 from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import held_file, state_or_plain
@@ -57,10 +57,29 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # 4: a fact or rule is dated by when it was confirmed, not by the day its file was written.
 # 5: a note is dated as the search dates it: "8 May, 2024", "2024/05/08", a daily note's
 # file name (they were dated by the file's modification day).
-# 6: the words the note's frontmatter adds (`described`, a column of both tables), so a note
-# is recalled by a property's value, as the search finds it (session 42).
-FORMAT = 6
+# 6: a word of a script written without spaces (Chinese, Japanese, Thai...) is indexed by its
+# bigrams too, as the search reads it (`spaced`): unicode61 took "東京は日本の首都" for one word.
+# 7: the words the note's frontmatter adds (`described`, a column of both tables), so a note
+# is recalled by a property's value, as the search finds it (HOUSE42, session 42).
+FORMAT = 7
 _LINK = re.compile(r"\[\[([^\]|#]+)")
+_WORD = re.compile(r"[^\W_]+")  # a word as unicode61 splits text (and `hooks_recall.words_of`)
+
+
+def spaced(word: str) -> list[str]:
+    """`word` as the search's tokens: the overlapping bigrams of a spaceless script's run
+    (`vault.tokenize`), else the word itself, so an FTS5 query and its index match on them."""
+    parts = [word] if word.isascii() else tokenize(word)
+    return parts if len(parts) > 1 else [word]
+
+
+def _fts_text(text: str) -> str:
+    """`text`, with the bigrams of its spaceless words after it (REVIEW42, session 42)."""
+    extra = [] if text.isascii() else [t for w in dict.fromkeys(_WORD.findall(text.casefold()))
+                                       for t in spaced(w) if t != w]
+    return f"{text}\n{' '.join(extra)}" if extra else text
+
+
 _SCHEMA = (  # each table as FORMAT has it (`refresh` makes them again for another format)
     "CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
     "hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT, "
@@ -217,7 +236,8 @@ def refresh(vault: Vault) -> dict[str, int]:
                      _date(fm, row.path, row.mtime_ns), tier, speaker,
                      str(fm.get("conversation", "")), _previous(fm), body, described))
                 conn.execute("INSERT INTO fts(rowid, title, body, described) VALUES (?, ?, ?, ?)",
-                             (row.id, row.title, body, described))
+                             (row.id, _fts_text(row.title), _fts_text(body),
+                              _fts_text(described)))
                 changed += 1
             gone = [i for i in stored if i not in seen]
             for i in gone:
@@ -242,7 +262,7 @@ class Reader:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        # an index of an older format (no `described`: FORMAT < 6) is read whole, as it is,
+        # an index of an older format (no `described`: FORMAT < 7) is read whole, as it is,
         # until the refresh that rebuilds it commits
         have = {str(r[1]) for r in conn.execute("PRAGMA table_info(notes)")}
         self._columns = ", ".join(f"n.{c}" if c in have else f"'' AS {c}" for c in _NAMES)

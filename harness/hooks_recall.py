@@ -25,7 +25,7 @@ from pathlib import Path
 from vault import asked_alone, content_stems, term_coverage, topic_terms
 
 from .hooks import cap_words, fence
-from .hooks_index import Reader, Row, reading, used_lately
+from .hooks_index import Reader, Row, reading, spaced, used_lately
 
 PASSAGE_WORDS = 50
 MAX_TERMS = 48  # a prompt's first distinct content terms the floor weighs (a lookup each)
@@ -34,8 +34,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 def words_of(text: str) -> list[str]:
     """The words of `text` (casefolded, in order; "_" parts words, as in `vault.tokenize`
-    and the index's unicode61) that hold a content term: the FTS query."""
-    return [w for w in re.findall(r"[^\W_]+", text.casefold()) if content_stems(w)]
+    and the index's unicode61; a spaceless script's run as its bigrams, `hooks_index.spaced`)
+    that hold a content term: the FTS query."""
+    return [t for w in re.findall(r"[^\W_]+", text.casefold()) for t in spaced(w)
+            if content_stems(t)]
 
 
 def passage(body: str, wanted: AbstractSet[str], words: int = PASSAGE_WORDS) -> str:

@@ -201,8 +201,9 @@ class OpenAIProvider:
             if type(cause).__name__ == "RemoteProtocolError":
                 raise TransientError(f"{shown_endpoint(self.endpoint)} answered no whole HTTP "
                                      f"response ({self._scrub(str(cause))[:120]})") from exc
+            why = "; ".join(x for x in (_os_reason(exc), note) if x)
             raise TransientError(f"cannot reach {shown_endpoint(self.endpoint)}"
-                                 + (f" ({note})" if note else "")) from exc
+                                 + (f" ({why})" if why else "")) from exc
         except openai.APIStatusError as exc:
             raise self._status_error(exc, params) from exc
         except openai.OpenAIError as exc:
@@ -302,6 +303,27 @@ def _proxy_note() -> str:
     names = [n for n in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
                          "all_proxy") if os.environ.get(n)]
     return f"proxy from ${', $'.join(names)}; $NO_PROXY bypasses it" if names else ""
+
+
+def _os_reason(exc: BaseException) -> str:
+    """Why a connection failed, from the first OSError in `exc`'s chain ("Connection refused",
+    "Name or service not known"), with where to look; "" when none says. The OS's words only:
+    an exception's own text may quote a URL, and a URL a password (test_llm_servers.py)."""
+    import os
+
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and isinstance(cur.strerror, str) and cur.strerror:
+            # asyncio's "Connect call failed ('HOST', PORT)" names a proxy's address: errno's
+            # own words; a resolver's error (negative errno) has only its strerror
+            errno = cur.errno if isinstance(cur.errno, int) else 0
+            said = os.strerror(errno) if errno > 0 else cur.strerror
+            return (f"{said[:120]}: is the server running there? "
+                    "[llm] base_url or $OPENAI_BASE_URL names it")
+        cur = cur.__cause__ or cur.__context__
+    return ""
 
 
 def _answer(resp: Any) -> SubAnswer:

@@ -116,15 +116,28 @@ class NoteNotFound(VaultError):
     code_name = "note_not_found"
 
     def __init__(self, note: str, moved_to: str | None = None) -> None:
+        self.link_target = _link_target(note)
         super().__init__(f"note not found: {note!r}" + (
-            "" if moved_to is None else f" (a move interrupted earlier, finished when this "
-            f"command opened the vault, moved it to {moved_to!r})"))
+            (f" (written as a link: the note it names is {self.link_target!r})"
+             if self.link_target else "") if moved_to is None else f" (a move interrupted "
+            f"earlier, finished when this command opened the vault, moved it to {moved_to!r})"))
         self.note = note
         self.moved_to = moved_to
 
     def data(self) -> dict[str, object]:
         return {"note": self.note[:200], **({} if self.moved_to is None else
-                                            {"moved_to": self.moved_to[:200]})}
+                                            {"moved_to": self.moved_to[:200]}),
+                **({"link_target": self.link_target[:200]} if self.link_target else {})}
+
+
+def _link_target(note: str) -> str:
+    """For a name written as a link (`[[Alice#^id|x]]`, `Alice#Heading`): the note it names,
+    which an agent that copied a link from a note's text meant (REVIEW42, session 42); else ""."""
+    if not any(mark in note for mark in ("[[", "#", "|")):
+        return ""
+    target = note.strip().removeprefix("!").removeprefix("[[").removesuffix("]]")
+    target = target.split("|", 1)[0].split("#", 1)[0].strip()
+    return "" if target == note else target
 
 
 class NoteSkipped(NoteNotFound):

@@ -283,6 +283,19 @@ def _run(dispatcher: Dispatcher, args: argparse.Namespace, proto_fd: int,
     return 0
 
 
+MIN_FRAME = 1024  # room for any error answer (the longest, -32090's, is about 200 bytes)
+
+
+def frame_bytes(value: str) -> int:
+    """argparse type of --max-frame: an integer of at least MIN_FRAME (a usage error)."""
+    number = positive_int(value)
+    if number < MIN_FRAME:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_FRAME}: a smaller cap refuses every request, and the "
+            "error answer passes it too")
+    return number
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
@@ -292,9 +305,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--no-dense", action="store_true",
                    help="skip the ONNX embedder (keyword, graph and conjunctive signals only)")
-    # at least 1: a 0 or negative bound was a traceback once serving began (MCPRPC, session 28)
-    p.add_argument("--max-frame", type=positive_int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
-                   help="largest accepted or sent frame (default 8 MiB)")
+    # a 0 or negative bound was a traceback once serving began (MCPRPC, session 28); one
+    # under MIN_FRAME answered every request "frame too large", over the cap (REVIEW42)
+    p.add_argument("--max-frame", type=frame_bytes, default=DEFAULT_MAX_FRAME, metavar="BYTES",
+                   help=f"largest accepted or sent frame, at least {MIN_FRAME} (default 8 MiB)")
     p.add_argument("--max-in-flight", type=positive_int, default=64, metavar="N",
                    help="most requests running at once; more wait, while ping and status "
                    "are still answered (default 64)")

@@ -19,7 +19,7 @@ from vault import Vault
 
 from ..vault.notes.test_properties import write_vault
 
-# FORMAT 5's tables, as session 41 wrote them (no `described` column)
+# FORMAT 5's tables, as session 41 wrote them (no `described` column; 6 has the same)
 OLD = ("CREATE TABLE notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, hash TEXT NOT "
        "NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT, previous TEXT, "
        "body TEXT)",

@@ -97,3 +97,11 @@ def test_an_endpoint_not_listening_cannot_be_reached() -> None:
         url = ep.url
     said = call(url)  # closed: the port refuses connections
     assert said.startswith(f"cannot reach {url}"), said
+    # the reason and where to look (REVIEW42, session 42: it said only "cannot reach URL")
+    assert "(Connection refused: is the server running there? [llm] base_url" in said, said
+
+
+def test_a_host_that_does_not_resolve_says_so() -> None:
+    said = call("http://no-such-host.invalid:8080/v1")
+    assert said.startswith("cannot reach http://no-such-host.invalid:8080/v1 ("), said
+    assert "is the server running there? [llm] base_url" in said, said

@@ -3,7 +3,10 @@
 A capitalised word at the start of a sentence is read as a name only when it is not one of
 these (nor a stop word, weekday or month) and the conversation never writes it in lower case
 (`entities.name_lexicon`). The list is fixed by hand (interjections, pronoun-like openers,
-frequent verbs, adverbs and nouns that start chat sentences); it was not derived from LoCoMo.
+frequent verbs, adverbs and nouns that start chat sentences; prepositions and connectives that
+open a sentence of an agent's reply, "Per the docs", "Via the config", "Unlike before",
+"Whereas ...", and past forms of five letters, which `entities._verbal` leaves to this list,
+"Added a lock", "Based on the logs"); it was not derived from LoCoMo.
 """
 
 from __future__ import annotations
@@ -31,5 +34,10 @@ COMMON: frozenset[str] = frozenset(
     very wait want wanted was watch watching way we weekend well went were what whatever
     when where whether which while who whoa why will wish with without woah won wonderful
     work working would wow yay yeah yep yes yesterday yet you your yours yup
+    per via unlike whereas overall across along among amid behind beneath beside besides beyond
+    despite except inside near onto outside past toward towards underneath upon versus within
+    according given therefore thus hence moreover furthermore nevertheless nonetheless
+    additionally alternatively consequently similarly likewise whose whenever wherever
+    added asked based ended fixed hoped liked loved moved noted saved tried used
     """.split()
 )

@@ -6,6 +6,9 @@ is deterministic and lexical (no model):
    (`[[Auth Service|auth]]` -> "auth"), runs of white space collapse; heading lines are
    left out (they mostly repeat the title) unless the note has nothing else, and so is a
    block id ending a line (` ^idem`, which Obsidian does not show: `[[Note#^idem]]` names it);
+   comments (`%% %%`, `<!-- -->`) are left out, as Obsidian's reading view hides them, and code
+   and math are shown as written: a `[[x]]` in code is no link and a `# line` of a fenced
+   block no heading (the spans of `markdown_scan.excluded_spans`, which the link scan skips);
 2. it is cut into passages: sentences (ending in . ! ?) within lines;
 3. each passage scores (distinct query content terms it contains, query content-term
    occurrences); the best score wins, the earliest passage on a tie (a total order);
@@ -25,6 +28,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..cancel import checked
+from ..notes.markdown_scan import excluded_spans
 from ..notes.text import content_terms, tokenize
 from ..storage.corpus import Corpus
 from .hits import SearchResult
@@ -42,15 +46,40 @@ _SPACE = re.compile(r"\s+")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")
 
 
+def _links(text: str) -> str:
+    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return _MD_LINK.sub(lambda m: m.group(1), text)
+
+
+def _shown(body: str) -> list[tuple[str, bool]]:
+    """The body's lines as the reader sees them, each with whether it is a fenced code line:
+    links shown as text outside code and math, comments dropped (their line breaks kept)."""
+    parts: list[str] = []
+    code: set[int] = set()  # numbers of the shown lines a fenced block covers
+    line, pos = 0, 0  # line: the line breaks shown so far (a link may span one, and go)
+    for a, b in excluded_spans(body):
+        text, seg = _links(body[pos:a]), body[a:b]
+        head = seg.lstrip(" \t>")
+        line += text.count("\n")
+        if head.startswith(("%%", "<!--")):
+            seg = "\n" * seg.count("\n")
+        elif head.startswith(("```", "~~~")):  # else inline code or math, as written too
+            code.update(range(line, line + seg.count("\n") + 1))
+        parts += [text, seg]
+        line += seg.count("\n")
+        pos = b
+    parts.append(_links(body[pos:]))
+    return [(sub, i in code) for i, row in enumerate("".join(parts).split("\n"))
+            for sub in row.splitlines()]
+
+
 def readable(body: str) -> list[str]:
     """The body's passages, in order: link markup shown as text, one sentence each."""
-    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), body)
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
     passages: list[str] = []
     headings: list[str] = []
-    for line in text.splitlines():
-        line = _BLOCK_ID.sub("", line)
-        if _HEADING.match(line):  # a heading usually repeats the title: a passage of last resort
+    for line, in_code in _shown(body):
+        line = line if in_code else _BLOCK_ID.sub("", line)
+        if not in_code and _HEADING.match(line):  # usually the title again: a last resort
             headings.append(_SPACE.sub(" ", _HEADING.sub("", line)).strip())
             continue
         for match in _SENTENCE.finditer(line):
