@@ -25,6 +25,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from bench.bench_push import hub_edges
 from vault import Walk, WeightedEdges, link_adjacency, pagerank
 
 F64 = npt.NDArray[np.float64]
@@ -50,10 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     n = args.nodes
     rng = np.random.default_rng(0)
-    src = rng.integers(0, n, 3 * n)
-    hub = rng.random(3 * n) < 0.5
-    dst = np.where(hub, (rng.pareto(1.2, 3 * n) * 3).astype(np.int64) % n,
-                   rng.integers(0, n, 3 * n))
+    src, dst = hub_edges(n, rng)
     edges = sorted(set(zip(src.tolist(), dst.tolist(), strict=True)))
     links = link_adjacency(n, edges)
     cpu, peak, walk = measured(lambda: Walk.build(links))

@@ -13,6 +13,7 @@ import argparse
 import time
 
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 
 from vault import Walk, pagerank
@@ -23,6 +24,18 @@ def top(x: np.ndarray, k: int) -> set[int]:
     return set(np.argsort(-x, kind="stable")[:k].tolist())
 
 
+def hub_edges(n: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.int64],
+                                                         npt.NDArray[np.int64]]:
+    """3n directed edges (sources, targets) among `n` nodes, half of them into hubs (target
+    Pareto(1.2)-distributed, low numbers the biggest hubs): the graph the graph benches time
+    (this one and bench_graph_stage.py)."""
+    src = rng.integers(0, n, 3 * n)
+    hub = rng.random(3 * n) < 0.5
+    dst = np.where(hub, (rng.pareto(1.2, 3 * n) * 3).astype(np.int64) % n,
+                   rng.integers(0, n, 3 * n))
+    return src, dst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--nodes", type=int, default=1_000_000)
@@ -30,10 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     n = args.nodes
     rng = np.random.default_rng(0)
-    src = rng.integers(0, n, 3 * n)
-    hub = rng.random(3 * n) < 0.5
-    dst = np.where(hub, (rng.pareto(1.2, 3 * n) * 3).astype(np.int64) % n,
-                   rng.integers(0, n, 3 * n))
+    src, dst = hub_edges(n, rng)
     adj = sparse.coo_matrix((np.ones(6 * n), (np.r_[src, dst], np.r_[dst, src])),
                             shape=(n, n)).tocsr()
     adj.sum_duplicates()

@@ -45,7 +45,7 @@ from vault import (
     writable,
 )
 
-from . import hooks_index, llm_entities
+from . import hooks_forget, llm_entities
 from .config import Config, load
 from .config_file import user_path
 from .run_bound import WallClock
@@ -246,7 +246,7 @@ def own_files(root: Path, needles: Sequence[str], fault_after: int | None = None
     and the LLM entity cache. True when there was a hooks' index (the caller rebuilds it).
     Each file operation counts toward `fault_after` (vault `operation_made`)."""
     done = functools.partial(operation_made, fault_after)
-    had = hooks_index.forget(root, needles, done)
+    had = hooks_forget.forget(root, needles, done)
     llm_entities.forget(root, needles, done)
     return had
 

@@ -5,8 +5,11 @@ seconds to minutes on a large vault (28 s at 10,000 notes on the shared 2-core m
 over what a client waits for each prompt. So the prompt hook does not open the vault: it
 reads `VAULT/.rmh/hooks.sqlite`, an SQLite FTS5 table (porter stemming, BM25 ranking) of the
 notes worth recalling (ordinary notes, conversation turns, episodes, facts; not entity or
-session summary notes), with each note's date, speaker and previous turn. Only `sqlite3`
-and `vault.tokenize` are imported on that path (no numpy).
+session summary notes), with each note's date, speaker and previous turn, and the words its
+frontmatter adds to what the search reads (`vault.frontmatter_words`: the title and
+description it names, its tags and its other properties' values, `status: blocked`), read by
+the same function as the search's, so a note found by a property is recalled by it too.
+Only `sqlite3` and `vault.tokenize` are imported on that path (no numpy).
 
 `refresh` brings the table in step with the vault's index (by content hash and path: only
 changed or renamed notes are rewritten, removed ones deleted); the session-start (the first,
@@ -23,10 +26,9 @@ the ledger.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,15 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from vault import connect_state, held_state, tokenize
 
-from .hooks_used import (
-    JOURNAL_DIR,
-    PROMPT_CHARS,
-    held_file,
-    journal_lock,
-    state_or_plain,
-    update_used,
-)
 from .hooks_used import USED_FILE as USED_FILE
+from .hooks_used import held_file, state_or_plain
 from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
 from .hooks_used import remember_used as remember_used  # still importable from here
 from .hooks_used import take_shown as take_shown
@@ -64,7 +59,9 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # file name (they were dated by the file's modification day).
 # 6: a word of a script written without spaces (Chinese, Japanese, Thai...) is indexed by its
 # bigrams too, as the search reads it (`spaced`): unicode61 took "東京は日本の首都" for one word.
-FORMAT = 6
+# 7: the words the note's frontmatter adds (`described`, a column of both tables), so a note
+# is recalled by a property's value, as the search finds it (HOUSE42, session 42).
+FORMAT = 7
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _WORD = re.compile(r"[^\W_]+")  # a word as unicode61 splits text (and `hooks_recall.words_of`)
 
@@ -81,12 +78,14 @@ def _fts_text(text: str) -> str:
     extra = [] if text.isascii() else [t for w in dict.fromkeys(_WORD.findall(text.casefold()))
                                        for t in spaced(w) if t != w]
     return f"{text}\n{' '.join(extra)}" if extra else text
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
-  hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT,
-  previous TEXT, body TEXT);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize='porter unicode61');
-"""
+
+
+_SCHEMA = (  # each table as FORMAT has it (`refresh` makes them again for another format)
+    "CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+    "hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT, "
+    "previous TEXT, body TEXT, described TEXT)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, described, "
+    "tokenize='porter unicode61')")
 
 
 @dataclass(frozen=True)
@@ -101,6 +100,7 @@ class Row:
     conversation: str
     previous: str
     body: str
+    described: str  # what the frontmatter adds: its title, description, tags, properties
 
 
 def index_path(root: Path) -> Path:
@@ -130,7 +130,9 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _open_index(path: Path) -> sqlite3.Connection:
     conn = connect_state(path, timeout=5.0)  # the held folder's file (vault held_state)
     try:
-        conn.executescript(_SCHEMA)
+        with conn:
+            for table in _SCHEMA:
+                conn.execute(table)
         conn.execute("SELECT COUNT(*) FROM notes").fetchone()
     except BaseException:
         conn.close()
@@ -199,6 +201,8 @@ WRITE_CACHE_KIB = 256 * 1024
 
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
+    from vault import frontmatter_words  # here: the prompt hook's path imports no retrieval
+
     conn = _connect(held_state(vault.root) / INDEX_FILE)  # never the plain path (HOUSE39)
     try:
         conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
@@ -206,8 +210,11 @@ def refresh(vault: Vault) -> dict[str, int]:
         changed = 0
         with conn:
             if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
-                conn.execute("DELETE FROM notes")
-                conn.execute("DELETE FROM fts")
+                conn.execute("BEGIN")  # DDL opens no transaction by itself (sqlite3)
+                conn.execute("DROP TABLE notes")  # another format's columns: made anew
+                conn.execute("DROP TABLE fts")
+                for table in _SCHEMA:
+                    conn.execute(table)
                 conn.execute(f"PRAGMA user_version = {FORMAT}")
             stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
             for row in vault.note_rows():
@@ -220,15 +227,17 @@ def refresh(vault: Vault) -> dict[str, int]:
                 fm = row.frontmatter
                 body = recall_text(tier, fm, row.body)
                 speaker = str(fm.get("speaker", ""))
+                described = frontmatter_words(fm, row.title, row.body)  # as the search
                 conn.execute("DELETE FROM notes WHERE id = ? OR path = ?", (row.id, row.path))
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
                 conn.execute(
-                    "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (row.id, row.path, row.content_hash, row.title,
                      _date(fm, row.path, row.mtime_ns), tier, speaker,
-                     str(fm.get("conversation", "")), _previous(fm), body))
-                conn.execute("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)",
-                             (row.id, _fts_text(row.title), _fts_text(body)))
+                     str(fm.get("conversation", "")), _previous(fm), body, described))
+                conn.execute("INSERT INTO fts(rowid, title, body, described) VALUES (?, ?, ?, ?)",
+                             (row.id, _fts_text(row.title), _fts_text(body),
+                              _fts_text(described)))
                 changed += 1
             gone = [i for i in stored if i not in seen]
             for i in gone:
@@ -243,7 +252,8 @@ def _row(values: Iterable[Any]) -> Row:
     return Row(*(str(v or "") for v in values))
 
 
-_COLUMNS = "path, title, date, tier, speaker, conversation, previous, body"
+_NAMES = ("path", "title", "date", "tier", "speaker", "conversation", "previous", "body",
+          "described")
 
 
 class Reader:
@@ -252,6 +262,10 @@ class Reader:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        # an index of an older format (no `described`: FORMAT < 7) is read whole, as it is,
+        # until the refresh that rebuilds it commits
+        have = {str(r[1]) for r in conn.execute("PRAGMA table_info(notes)")}
+        self._columns = ", ".join(f"n.{c}" if c in have else f"'' AS {c}" for c in _NAMES)
 
     def search(self, words: Iterable[str], k: int) -> list[Row]:
         """The `k` best notes for any of `words` (BM25)."""
@@ -259,8 +273,7 @@ class Reader:
         if not quoted:
             return []
         rows = self._conn.execute(
-            "SELECT n.path, n.title, n.date, n.tier, n.speaker, n.conversation, n.previous, "
-            "n.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+            f"SELECT {self._columns} FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
             "ORDER BY bm25(fts), n.path LIMIT ?", (" OR ".join(quoted), k)).fetchall()
         return [_row(r) for r in rows]
 
@@ -280,13 +293,13 @@ class Reader:
             return []
         where = " OR ".join("(substr(date, 1, 10) BETWEEN ? AND ?)" for _ in spans)
         rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM notes WHERE {where} ORDER BY date, path LIMIT ?",
+            f"SELECT {self._columns} FROM notes n WHERE {where} ORDER BY date, path LIMIT ?",
             (*(d for span in spans for d in span), k)).fetchall()
         return [_row(r) for r in rows]
 
     def by_path(self, path: str) -> Row | None:
         """One indexed note by its path (the turn before a recalled turn)."""
-        r = self._conn.execute(f"SELECT {_COLUMNS} FROM notes WHERE path = ?",
+        r = self._conn.execute(f"SELECT {self._columns} FROM notes n WHERE path = ?",
                                (path,)).fetchone()
         return _row(r) if r else None
 
@@ -325,74 +338,3 @@ def by_path(root: Path, path: str) -> Row | None:
     """`Reader.by_path` on a connection of its own; None without an index."""
     with reading(root) as r:
         return r.by_path(path) if r is not None else None
-
-
-def _cut_into(line: str, cut: Callable[[str], bool]) -> bool:
-    """Whether a journal line's prompt was cut at PROMPT_CHARS and ends in the beginning of
-    an erased string (vault `ending_in_part`: the cut end may be an erased line's start)."""
-    try:
-        prompt = json.loads(line).get("prompt")
-    except (ValueError, AttributeError, RecursionError):
-        return False
-    return isinstance(prompt, str) and len(prompt) >= PROMPT_CHARS and cut(prompt)
-
-
-def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lambda: None
-           ) -> bool:
-    """Erasure (`rmh forget`): drop the hooks' index (derived; True when there was one, so
-    the caller rebuilds it from what remains), and every journal line and used-lately entry
-    that names an erased string. A journal file is rewritten whole (`replace_whole`: it was
-    written in place, so a kill cut the lines it kept); a killed writer's temporary (its
-    process gone) is removed, a running hook's left to it. `done` is called after each file
-    operation (the fault-injection count)."""
-    index = held_state(root) / INDEX_FILE  # never the plain path: a swap had it unlink there
-    had = index.exists()
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        if Path(f"{index}{suffix}").exists():
-            Path(f"{index}{suffix}").unlink(missing_ok=True)
-            done()
-    from vault import dead_temps, ending_in_part, mentioning, replace_whole  # here: the
-    # prompt hook imports this module, not this function
-
-    needles = list(needles)
-    names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
-    cut = ending_in_part(needles)
-    folder = held_state(root) / JOURNAL_DIR
-    dead = set(dead_temps(folder, ".*.tmp"))  # a running hook's temporary is its own
-    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
-        if path.is_symlink():  # not rmh's file: rewriting it changed the file it named
-            path.unlink()
-        if not path.is_file():
-            continue
-        if path.name.startswith(".") and path.name.endswith(".tmp"):  # a killed writer's
-            if path in dead:  # (its pid gone) is removed; a live writer renames its own
-                path.unlink()
-                done()
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.name == USED_FILE:
-            update_used(root, lambda old: [n for n in old if not names(n)])
-            continue
-        lines = [ln for ln in text.splitlines(keepends=True)
-                 if not names(ln) and not _cut_into(ln, cut)]
-        if len(lines) == len(text.splitlines(keepends=True)):
-            continue
-        with journal_lock(folder):  # a prompt hook's append waits (else lost to the rewrite)
-            text = path.read_text(encoding="utf-8", errors="replace")
-            lines = [ln for ln in text.splitlines(keepends=True)
-                     if not names(ln) and not _cut_into(ln, cut)]
-            if lines:
-                replace_whole(path, ("".join(lines).encode("utf-8"),), count_op=_ticks(done))
-            else:
-                path.unlink()
-                done()
-    return had
-
-
-def _ticks(done: Callable[[], object]) -> Callable[[], None]:
-    """`done` as a `count_op` (its value dropped)."""
-
-    def tick() -> None:
-        done()
-
-    return tick

@@ -95,7 +95,7 @@ def _chosen(index: Reader, spans: list[tuple[str, str]], raw: list[str], terms: 
     seen: set[str] = set()
     rows = index.dated(spans, k) if spans else index.search(raw, k)
     if not spans:  # the floor, then the best covered first (ties: the index's BM25 order)
-        covered = [(term_coverage(terms, dfs, n, [f"{r.title} {r.body}"]), i)
+        covered = [(term_coverage(terms, dfs, n, [f"{r.title} {r.described} {r.body}"]), i)
                    for i, r in enumerate(rows)]
         rows = [rows[i] for c, i in sorted(covered, key=lambda ci: (-ci[0], ci[1]))
                 if c >= min_share]
@@ -131,7 +131,7 @@ def brief(root: Path, cwd: str, words: int) -> str:
         if index is not None:
             used = [n for n in used_lately(root) if index.by_path(n) is not None][:USED_SHOWN]
             related = [r for r in index.search(raw, RELATED_SHOWN * 2)
-                       if wanted & content_stems(f"{r.path} {r.title} {r.body}")
+                       if wanted & content_stems(f"{r.path} {r.title} {r.described} {r.body}")
                        ][:RELATED_SHOWN]
     if used:
         lines.append("Used lately: " + "; ".join(used))

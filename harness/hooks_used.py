@@ -38,7 +38,7 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)
 
 
-journal_lock = _locked  # hooks_index.forget's rewrite of a session journal holds it too
+journal_lock = _locked  # hooks_forget.forget's rewrite of a session journal holds it too
 
 
 def state_or_plain(root: Path) -> Path:

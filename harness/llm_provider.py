@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
+from .key_forms import MASK, key_pattern, scrubbed
 from .llm_endpoint import base_url, setup_problem
 from .llm_endpoint import shown_endpoint as shown_endpoint  # harness/llm.py's
 from .llm_refusal import refused_param
@@ -136,6 +137,7 @@ class OpenAIProvider:
         self.model = section.model
         self.endpoint = base_url(section.base_url or DEFAULT_ENDPOINT)  # as the SDK is given it
         self._key = section.api_key.strip()  # a key file's newline is no part of the key
+        self._forms = key_pattern(self._key)  # its spellings an echo may carry: key_forms.py
         self.problem = setup_problem(self.endpoint, self._key)  # "" or why each call fails
         self._section = section
         self._client: openai.AsyncOpenAI | None = None
@@ -143,8 +145,8 @@ class OpenAIProvider:
                                         "temperature": section.temperature}
 
     def _scrub(self, text: str) -> str:
-        if self._key:
-            text = text.replace(self._key, "***")
+        if self._key:  # a short key too, in an error (no ordinary answer is blanked by it)
+            text = scrubbed(text.replace(self._key, MASK), self._forms)
         return _LONE_SURROGATE.sub("\ufffd", " ".join(text[:4096].split())[:300])
 
     def _open(self) -> openai.AsyncOpenAI:
@@ -215,11 +217,12 @@ class OpenAIProvider:
             answer = _answer(resp)
         except LlmUnavailable as exc:  # an error member of the body may quote anything
             raise LlmUnavailable(self._scrub(str(exc))) from None
-        if len(self._key) >= MIN_SCRUBBED_KEY and self._key in answer.text:
+        text = scrubbed(answer.text, self._forms)
+        if text != answer.text:
             # an endpoint (a proxy, an echo server) that quotes the request's headers in its
-            # answer handed the key to the REPL (session 41, NOTES-SBX17): spelt *** there too
-            answer = SubAnswer(answer.text.replace(self._key, "***"), answer.prompt_tokens,
-                               answer.completion_tokens)
+            # answer handed the key to the REPL (session 41, NOTES-SBX17): spelt *** there
+            # too, in the encodings an echo spells it in (key_forms.py; session 42)
+            answer = SubAnswer(text, answer.prompt_tokens, answer.completion_tokens)
         return answer
 
     def _status_error(self, exc: Any, sent: dict[str, Any]) -> Exception:
@@ -349,9 +352,6 @@ def _answer(resp: Any) -> SubAnswer:
     return SubAnswer(_LONE_SURROGATE.sub("\ufffd", text), prompt, completion)
 
 
-# A key this long or longer is spelt *** in an answer; a shorter one is a local server's
-# placeholder ("none", "ollama", "EMPTY"), and replacing it would garble ordinary answers.
-MIN_SCRUBBED_KEY = 8
 # appended to an answer the endpoint cut at max_tokens: the caller sees it is incomplete
 TRUNCATED = " [truncated: the model reached max_tokens]"
 

@@ -143,7 +143,7 @@ FACADE = {"core", "parts", "writes", "reads", "landing", "erasure", "erasure_ste
 # operations without numpy's set routines (int_arrays: the shift and every floor use them);
 # a count said in words (plural: errors and every floor's reports use it), what a full disk
 # looks like (full_disk: the store, the index and the ledger ask it), whether a folder has room
-# for a block (room: full_disk reads a write's "disk I/O error" by it)
+# for a block (room: full_disk reads a write's "disk I/O error" by it, the index asks it)
 GROUND = {"cancel", "shift", "untyped_errors", "int_arrays", "plural", "full_disk", "room"}
 
 
@@ -183,3 +183,15 @@ def test_the_checks_see_violations(tmp_path: Path) -> None:
                              "vault": {"vault.conversation"}}) == [
         "vault.core (facade) imports vault.conversation.ingest (conversation)",
         "vault.notes.links (notes) imports vault.storage.index (storage)"]
+
+
+def test_ground_modules_re_export_nothing() -> None:
+    """A ground module is asked by every floor: each name is imported from the module that
+    defines it, so who depends on what shows in the imports (session 41's index took
+    room.py's `no_space` through full_disk.py, which only re-exported it)."""
+    for name in sorted(GROUND):
+        tree = ast.parse((ROOT / "vault" / f"{name}.py").read_text(encoding="utf-8"))
+        passed_on = [f"{name}.py re-exports {a.name} from {node.module}"
+                     for node in tree.body if isinstance(node, ast.ImportFrom)
+                     for a in node.names if a.asname is not None and a.asname == a.name]
+        assert passed_on == []

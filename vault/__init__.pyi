@@ -69,7 +69,6 @@ from .errors import ReadOnlyVault as ReadOnlyVault
 from .errors import StateRefused as StateRefused
 from .errors import VaultError as VaultError
 from .full_disk import is_disk_full as is_disk_full
-from .full_disk import no_space as no_space
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK
@@ -115,6 +114,7 @@ from .retrieval.relevance import judge as _judge_relevance
 from .retrieval.rerank import OnnxCrossEncoder as OnnxCrossEncoder
 from .retrieval.scope import passed_factor as passed_factor
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
+from .retrieval.signals.bm25 import described as _frontmatter_words
 from .retrieval.signals.dense import DenseIndex as DenseIndex
 from .retrieval.signals.dense import DenseParams as DenseParams
 from .retrieval.signals.dense_units import corpus_chunks as corpus_chunks
@@ -125,6 +125,7 @@ from .retrieval.signals.graph import push as _pagerank_push
 from .retrieval.signals.ivf import IvfParams as IvfParams
 from .retrieval.when import name_day as name_day
 from .retrieval.when import value_day as value_day
+from .room import no_space as no_space
 from .storage.corpus import Corpus as Corpus
 from .storage.corpus import CorpusDelta as CorpusDelta
 from .storage.embeddings import EmbeddingCache as EmbeddingCache
@@ -152,6 +153,7 @@ ContextLine = _ContextLine
 ContextWeights = _ContextWeights
 correct_fact = _correct_fact
 fact_sentence = _fact_sentence
+frontmatter_words = _frontmatter_words
 judge_relevance = _judge_relevance
 link_adjacency = _link_adjacency
 nlp_status = _nlp_status

@@ -13,7 +13,6 @@ import errno
 import sqlite3
 
 from .errors import DiskFull, size_limited
-from .room import no_space as no_space  # re-exported: the index asks it
 from .room import sqlite_folder_full
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)

@@ -173,7 +173,7 @@ def test_a_prompt_appended_while_forget_rewrites_the_journal_is_kept(
     rewritten file. The hook is started right before the replace; on main it appends at once
     (seen in the file) and the replace drops it."""
     import vault
-    from harness import hooks_index
+    from harness import hooks_forget
 
     (tmp_path / ".rmh").mkdir()  # a vault's: the journals live only in a `.rmh` (STORE13)
     journal_shown(tmp_path, "s1", "about Quillon", ["a.md"])
@@ -192,7 +192,7 @@ def test_a_prompt_appended_while_forget_rewrites_the_journal_is_kept(
 
     hooks: list[subprocess.Popen[bytes]] = []
     monkeypatch.setattr(vault, "replace_whole", replace)
-    hooks_index.forget(tmp_path, ["Quillon"])
+    hooks_forget.forget(tmp_path, ["Quillon"])
     assert hooks and hooks[0].wait(timeout=60) == 0
     assert take_shown(tmp_path, "s1") == [("about the kiln", ["k.md"]),
                                           ("appended meanwhile", ["b.md"])]

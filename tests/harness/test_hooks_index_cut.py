@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import hooks_index, hooks_used
+from harness import hooks_forget, hooks_index, hooks_used
 from tests.vault.test_erasure_cut_query import LINE, _cut_query
 
 
@@ -16,7 +16,7 @@ def test_a_prompt_cut_into_an_erased_line_leaves_the_hooks_journal(tmp_path: Pat
     (root / ".rmh").mkdir(parents=True)
     hooks_index.journal_shown(root, "s1", _cut_query(LINE), ["keep.md"])
     hooks_index.journal_shown(root, "s1", "tomatoes and basil " * 40, ["keep.md"])
-    hooks_index.forget(root, [LINE, "diary.md"])
+    hooks_forget.forget(root, [LINE, "diary.md"])
     kept = hooks_index.take_shown(root, "s1")
     assert [p[:8] for p, _ in kept] == ["tomatoes"]
 
@@ -32,7 +32,7 @@ def test_forget_never_rewrites_a_file_a_journal_link_names(tmp_path: Path) -> No
     outside.write_text("Quillon came by.\nA quiet day.\n")
     for name in ("s9.jsonl", hooks_index.USED_FILE):
         (root / ".rmh" / "hooks" / name).symlink_to(outside)
-    hooks_index.forget(root, ["Quillon"])
+    hooks_forget.forget(root, ["Quillon"])
     assert outside.read_text() == "Quillon came by.\nA quiet day.\n"
     assert sorted(p.name for p in (root / ".rmh" / "hooks").iterdir()) == []
     link = hooks_used.session_journal(root, "s1")
@@ -64,7 +64,7 @@ def test_forget_leaves_a_running_hooks_temporary_and_removes_a_dead_ones(tmp_pat
         dead_tmp = folder / f".{hooks_index.USED_FILE}.{ended.pid}.tmp"
         live_tmp.write_text('["keep.md"]')
         dead_tmp.write_text('["keep.md"]')
-        hooks_index.forget(root, ["Quillon"])
+        hooks_forget.forget(root, ["Quillon"])
         assert live_tmp.read_text() == '["keep.md"]'
         assert not dead_tmp.exists()
     finally:

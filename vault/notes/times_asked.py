@@ -6,7 +6,8 @@ anything else; the standard library only (the prompt hook's own path imports it:
 `resolve` that are over by `now` (a count of weeks, "two weeks ago", widened to the week
 around its day: `weeks_wide`), then the times a question names without a year or a "last"
 (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday", "at Christmas", "for
-Thanksgiving", "on Valentine's Day"), each the latest such time that is over by `now` (a
+Thanksgiving", "on Valentine's Day", "in Q1", "for the first half": notes/quarters.py),
+each the latest such time that is over by `now` (a
 question asks about the past: "What did I buy in March?" asked in June is this March, asked
 in February last year's, asked in March none, as a time still running is none; "on Monday"
 asked on a Monday is the Monday before; "at Christmas" asked on 25 December is last year's).
@@ -50,6 +51,8 @@ from .clocks import (
     untimed,
 )
 from .occasions import HOLIDAY_NAMES, latest_holiday
+from .quarters import PATTERN as QUARTERS
+from .quarters import quarter_range
 from .text import content_terms, stems, tokenize
 
 MAX_ASKED = 8  # ranges read from a query (`distinct`)
@@ -77,6 +80,7 @@ _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read alre
     # the longest name, atomic: "Christmas Eve dinner" is a thing, not "Christmas" + "Eve dinner"
     r"|(?:" + _PREP + r")\s+(?:the\s+)?(?P<hol>(?>(?:" + HOLIDAY_NAMES + r")\b))"
     r"(?!" + _HOL_NOUN + r")"
+    r"|(?P<qtr>" + QUARTERS + r")"  # before a bare year: "Q3 2025" is the quarter
     r"|(?<![$\u20ac\u00a3#/.,'-])(?P<yr>19\d{2}|20\d{2}|2100)(?=\s*(?:[?!;:)]|[.,](?!\d)|$))"
     r")\b(?!,?\s*\d)",
     re.IGNORECASE)
@@ -154,6 +158,10 @@ def loose(text: str, now: date) -> tuple[TimeRef, ...]:
             except ValueError:  # none before `now` in the calendar (asked in January of year 1)
                 continue
             out.append(TimeRef(expr, d, d, "day"))
+        elif m.group("qtr"):  # a quarter or a half: as wide as a season (its slack)
+            period = quarter_range(m, now)
+            if period is not None:
+                out.append(TimeRef(expr, *period, "season"))
         elif m.group("yr"):
             year = int(m.group("yr"))
             if year < now.year:

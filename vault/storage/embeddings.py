@@ -32,10 +32,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .batches import batches
 from .migrations import enter_wal, migrate
 
 BUSY_TIMEOUT_MS = 5000
-BATCH = 500  # keys per SELECT ... IN (...)
 
 # The shared file's schema: the index's migration 2, alone ("IF NOT EXISTS": two processes
 # creating the file at once both run it; the second finds the table made).
@@ -89,10 +89,7 @@ def select_embeddings(
 ) -> dict[str, F32]:
     """Stored float32 vectors for those of `keys` present (rows of the wrong size skipped)."""
     out: dict[str, F32] = {}
-    unique = sorted(set(keys))
-    for start in range(0, len(unique), BATCH):
-        part = unique[start : start + BATCH]
-        marks = ",".join("?" * len(part))
+    for marks, part in batches(keys):
         for key, dim, blob in conn.execute(
             f"SELECT key, dim, vec FROM embeddings WHERE model = ? AND key IN ({marks})",
             (model_fp, *part),
@@ -119,11 +116,9 @@ def insert_embeddings(
 
 def delete_embeddings(conn: sqlite3.Connection, keys: Sequence[str]) -> int:
     """Delete the rows of `keys` under every model (inside the caller's transaction)."""
-    unique, gone = sorted(set(keys)), 0
-    for i in range(0, len(unique), BATCH):
-        part = unique[i:i + BATCH]
-        cur = conn.execute(f"DELETE FROM embeddings WHERE key IN ({','.join('?' * len(part))})",
-                           part)
+    gone = 0
+    for marks, part in batches(keys):
+        cur = conn.execute(f"DELETE FROM embeddings WHERE key IN ({marks})", part)
         gone += max(cur.rowcount, 0)
     return gone
 

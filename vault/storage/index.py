@@ -19,9 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError
-from ..full_disk import is_disk_full, no_space
+from ..full_disk import is_disk_full
 from ..notes.rows import LinkRow, NoteRow
+from ..room import no_space
 from . import stat_store
+from .batches import batches
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .id_floor import reserve_ids
@@ -131,12 +133,9 @@ class Index:
 
     def _stat_rows(self, ids: Iterable[int]) -> list[Sequence[Any]]:
         out: list[Sequence[Any]] = []
-        unique = sorted(set(ids))
-        for start in range(0, len(unique), 500):
-            part = unique[start : start + 500]
+        for marks, part in batches(ids):
             out.extend(self._conn.execute(
-                f"SELECT {STAT_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})",
-                part))
+                f"SELECT {STAT_COLS} FROM notes WHERE id IN ({marks})", part))
         return out
 
     @contextmanager
@@ -297,23 +296,18 @@ class Index:
     def notes_of(self, ids: Sequence[int]) -> dict[int, NoteRow]:
         """The rows of these note ids (those that exist), by id."""
         out: dict[int, NoteRow] = {}
-        unique = sorted(set(ids))
-        for start in range(0, len(unique), 500):
-            part = unique[start : start + 500]
+        for marks, part in batches(ids):
             for r in self._conn.execute(
-                f"SELECT {NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
-            ):
+                    f"SELECT {NOTE_COLS} FROM notes WHERE id IN ({marks})", part):
                 out[r[0]] = decode_note(r)
         return out
 
     def present(self, ids: Iterable[int]) -> set[int]:
         """Which of these note ids the index holds (O(len(ids)), not O(notes))."""
         out: set[int] = set()
-        unique = sorted(set(ids))
-        for start in range(0, len(unique), 500):
-            part = unique[start : start + 500]
+        for marks, part in batches(ids):
             out.update(r[0] for r in self._conn.execute(
-                f"SELECT id FROM notes WHERE id IN ({','.join('?' * len(part))})", part))
+                f"SELECT id FROM notes WHERE id IN ({marks})", part))
         return out
 
     def note(self, note_id: int) -> NoteRow | None:

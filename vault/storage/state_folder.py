@@ -35,27 +35,32 @@ ANCHORS = ("index.sqlite", "learned.sqlite", "write.lock", "hooks.sqlite", "hook
            "stat-columns.bin", "note-columns.bin", "link-edges.npz", "lexical-index.bin",
            "conjunctive-sums.bin", "dense-index.npz", "fusion-calibration.json", "used.json")
 ANCHOR_PREFIXES = ("name-table-", "stamped-", "dense-rows-", "onnx-optimized-")
-MAX_LISTED = 64  # the most names of a refused folder read (one is named, with the count)
 LINK_FIX = ("remove the symlink and put the vault's own .rmh folder back in its place (a .rmh "
             "symlink may name only a folder inside the vault)")
 
 
 def foreign(state: Path) -> str | None:
     """Why the folder `state` is not a vault's state folder (it holds files, none of
-    `ANCHORS`), or None when it is one (or is empty, or cannot be listed: said later)."""
-    if any(os.path.lexists(state / name) for name in ANCHORS):
-        return None
-    names: list[str] = []
+    `ANCHORS` nor a name with one of `ANCHOR_PREFIXES`), or None when it is one (or is empty,
+    or cannot be listed: said later).
+
+    One listing, read to its end unless an anchor comes first. Another process making a fresh
+    `.rmh` at the same moment (tests/vault/storage/test_concurrent_open.py) makes an anchor
+    before any other name there, and a listing of a folder that small is one `getdents` call,
+    which a file's creation cannot cut in two (the kernel holds the folder's lock across
+    each): the listing shows the folder empty or with the anchor, never only what followed
+    it."""
+    first, count = "", 0
     with contextlib.suppress(OSError), os.scandir(state) as entries:
         for entry in entries:
-            names.append(entry.name)
-            if len(names) >= MAX_LISTED:
-                break
-    if not names or any(n in ANCHORS or n.startswith(ANCHOR_PREFIXES) for n in names):
-        return None  # an anchor made since the check above (a process opening it too) counts
-    rest = f"{len(names) - 1}{'+' if len(names) >= MAX_LISTED else ''}"
-    more = "" if len(names) == 1 else f" and {rest} more"
-    return f"holds {min(names)!r}{more}, none of rmh's own files: not a vault's state folder"
+            if entry.name in ANCHORS or entry.name.startswith(ANCHOR_PREFIXES):
+                return None
+            first = entry.name if not count else min(first, entry.name)
+            count += 1
+    if not count:
+        return None
+    more = "" if count == 1 else f" and {count - 1} more"
+    return f"holds {first!r}{more}, none of rmh's own files: not a vault's state folder"
 
 
 def state_folder(root: Path, name: str, *, create: bool = False) -> Path:
