@@ -19,7 +19,9 @@ is computed at query time for the notes in the query units' postings only. A new
 alone; replacing a note (`updated`) changes n_u for the units it gained or lost, and the notes
 holding those units get the change of l_u added to S1, S2: O(their postings), and the integer
 sums equal a fresh build's. So scores after any sequence of updates equal those of a fresh
-build, bit for bit. Removing notes (`removed`) is the same over the units they held.
+build, bit for bit. Removing notes (`removed`) is the same over the units they held. A
+catch-up that removes some notes and replaces others (`caught_up`) moves the sums once, from
+the first n_u to the last: a common unit both steps move is read once, not twice.
 
 The index also keeps each note's content terms (`terms`: those its units come from,
 unit_codes.py `term_count`) and so the length of the note a vault's term occurrence typically
@@ -194,28 +196,30 @@ class ConjunctiveIndex:
         """Adds the change of l_u and l_u^2 to S1 and S2 (in place) of every note holding a
         unit whose n_u moved from `old_df` to `df` (a changed note's sums are then set whole
         by `updated`: filtering its rows out here cost each process catching up after 50
-        added notes ~0.8 s of a 10 s profile at 10^6 notes, COLD38). A column of at least
-        `ALONE` entries is read on its own (`entries`: its live rows, each once, get a scalar
-        added), the smaller ones in blocks (`rows_of`, whose index arrays per entry and
-        gathers of the change per entry cost twice as much at 10^5 notes, COLD39)."""
+        added notes ~0.8 s of a 10 s profile at 10^6 notes, COLD38): `Postings.add_by_column`,
+        a column of at least `ALONE` entries on its own, the smaller ones in blocks (COLD39)."""
         moved = np.flatnonzero(df != old_df)
         d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
-        sizes = postings.column_sizes(moved)
-        for k in np.flatnonzero(sizes >= ALONE).tolist():
-            rows = postings.entries(int(moved[k]))[0].astype(np.intp)
-            np.add.at(s1, rows, d1[k])  # a scalar added: ~3x `s1[rows] += d1[k]` at 10^6
-            np.add.at(s2, rows, d2[k])  # integers: exact in any order
-        few = np.flatnonzero(sizes < ALONE)
-        moved, d1, d2 = moved[few], d1[few], d2[few]
-        ends = np.cumsum(sizes[few])
-        lo = 0
-        while lo < moved.size:  # columns in blocks of about ENTRY_BLOCK entries, at least one
-            start = int(ends[lo - 1]) if lo else 0
-            hi = max(lo + 1, int(np.searchsorted(ends, start + ENTRY_BLOCK, "right")))
-            rows, j = postings.rows_of(moved[lo:hi])
-            np.add.at(s1, rows, d1[lo:hi][j])
-            np.add.at(s2, rows, d2[lo:hi][j])
-            lo = hi
+        postings.add_by_column(moved, (d1, d2), (s1, s2), ALONE, ENTRY_BLOCK)
+
+    def caught_up(self, shift: Shift, gone: Sequence[str],
+                  changes: Mapping[int, tuple[str | None, str]], n_docs: int,
+                  move: bool = True) -> ConjunctiveIndex:
+        """`removed(shift, gone, move).updated(changes, n_docs, move)` with the sums moved
+        once, from this index's n_u to the result's, rather than once per step: a unit a
+        removed note and an added one both hold (every common unit) is read once. The same
+        integers: for a note kept unchanged the two steps add (l' - l) + (l'' - l'), this
+        adds l'' - l; a changed note's sums are set whole from the final n_u either way."""
+        out = self.removed(shift, gone, False).updated(changes, n_docs, False)
+        if not move or (not shift.removed and not changes):
+            return out
+        old_df = np.zeros(out.df.size, dtype=np.int64)
+        old_df[: self.df.size] = self.df
+        s1, s2 = out.s1.copy(), out.s2.copy()
+        self._moved(out.postings, old_df, out.df, s1, s2)
+        done = np.asarray(sorted(changes), dtype=np.int64)
+        s1[done], s2[done] = out.s1[done], out.s2[done]
+        return replace(out, s1=s1, s2=s2)
 
     def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int,
                 move: bool = True) -> ConjunctiveIndex:

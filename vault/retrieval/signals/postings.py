@@ -215,6 +215,53 @@ class Postings:
         return (np.concatenate(rows).astype(np.int64, copy=False),
                 np.concatenate(which).astype(np.int64, copy=False))
 
+    def add_by_column(self, cols: I64, adds: tuple[I64, ...], into: tuple[I64, ...],
+                      alone: int, block: int) -> None:
+        """For each column `cols[k]` (ascending, distinct), `adds[j][k]` added in place to
+        `into[j][r]` of every row r now in it: integer arrays, so the sums are exact in any
+        order. The base's rows are summed in the base's own coordinates, every entry as it is
+        stored (no stale mask, no shift per entry), and the sums of the live base rows then
+        moved to their current positions in one O(n) pass (`_to`); the delta's entries are
+        added at their current rows. A base column of at least `alone` entries is added on
+        its own (a scalar per row), the smaller ones in blocks of about `block` entries
+        (one gather). Both halve the work of reading each column's live rows now (`column`,
+        `rows_of`): the catch-up of 50 added notes and one removal at 10^6 notes moved 107 M
+        entries (COLD39), ~1.7 s in memory (COLD40) (session 42, PERF44)."""
+        cols = np.asarray(cols, np.int64)
+        at_base = cols[cols < self.n_base_columns]
+        if at_base.size:
+            acc = tuple(np.zeros(self.stale.shape[0], np.int64) for _ in into)
+            lo = self.ptr[at_base]
+            sizes = self.ptr[at_base + 1] - lo
+            for k in np.flatnonzero(sizes >= alone).tolist():
+                rows = self.rows[int(lo[k]) : int(lo[k] + sizes[k])].astype(np.intp)
+                for a, add in zip(acc, adds, strict=True):
+                    np.add.at(a, rows, add[k])  # a scalar: ~3x `a[rows] += x` at 10^6
+            few = np.flatnonzero(sizes < alone)
+            ends = np.cumsum(sizes[few])
+            i = 0
+            while i < few.size:  # columns in blocks of about `block` entries, at least one
+                start = int(ends[i - 1]) if i else 0
+                hi = max(i + 1, int(np.searchsorted(ends, start + block, "right")))
+                ks, size = few[i:hi], sizes[few[i:hi]]
+                total = int(size.sum())
+                idx = np.arange(total, dtype=np.int64) + np.repeat(
+                    lo[ks] - (np.cumsum(size) - size), size)
+                rows = self.rows[idx]
+                for a, add in zip(acc, adds, strict=True):
+                    np.add.at(a, rows, np.repeat(add[ks], size))
+                i = hi
+            to = self._to
+            live = to >= 0
+            for a, out in zip(acc, into, strict=True):
+                out[to[live]] += a[live]
+        if self.d_cols.size and cols.size:
+            at = np.minimum(np.searchsorted(cols, self.d_cols), cols.size - 1)
+            hit = cols[at] == self.d_cols
+            rows = self.d_rows[hit]
+            for add, out in zip(adds, into, strict=True):
+                np.add.at(out, rows, add[at[hit]])
+
     def replace(self, docs: Mapping[int, tuple[I64, npt.NDArray[np.floating]]]) -> Postings:
         """A copy where each row in `docs` has exactly the given (columns, values) entries."""
         if not docs:

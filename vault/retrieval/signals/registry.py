@@ -137,8 +137,8 @@ class ConjunctiveSignal:
                env: BuildEnv, move: bool = True) -> ConjunctiveIndex:
         """`move`: as ConjunctiveIndex.updated's (False: S1 and S2 are set whole after)."""
         gone = [note_text(old, p) for p in since.removed]
-        return index.removed(since.shift, gone, move).updated(
-            _changes(since, old, corpus, note_text), len(corpus), move)
+        return index.caught_up(since.shift, gone, _changes(since, old, corpus, note_text),
+                               len(corpus), move)
 
     def score(self, index: ConjunctiveIndex, query: Query) -> F64:
         return index.score_tokens(query.tokens)
