@@ -39,15 +39,19 @@ class Rewrite:
         return content_hash(self.new_text)
 
 
-def swap(store: Store, path: str, expected: str, text: str) -> bool:
-    """Write `text` at `path` if it still hashes to `expected` (under the lock); whether it
-    was written (not: changed, gone, or no note may be written there now, a symlink or a
-    folder in its place)."""
+def swap(store: Store, path: str, expected: str, text: str) -> str:
+    """Write `text` at `path` if it still hashes to `expected` (under the lock): "written";
+    "busy" when refused while another program held it open for writing, its bytes still
+    those (an appender between its open and its write: worth another try once it lets go,
+    `intents._rewrite`); else "left" (changed, gone, or no note may be written there now, a
+    symlink or a folder in its place)."""
     try:
         store.write_text(path, text, expected_hash=expected, canvas=is_canvas(path))
-    except (EditConflict, NoteNotFound, NoteExists, PathRefused):
-        return False
-    return True
+    except EditConflict as exc:
+        return "busy" if exc.current == expected else "left"
+    except (NoteNotFound, NoteExists, PathRefused):
+        return "left"
+    return "written"
 
 
 def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki: str) -> str:
@@ -69,8 +73,7 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
     if is_canvas(rw.path):
         again = moved_cards(text, old, new, None if not wiki else lambda card: relinked(
             card, (card, card), rw.path, rw.path, old, new, wiki, rw.names))
-        return "made" if again is None else "written" if swap(store, rw.path, now, again) else (
-            "left")
+        return "made" if again is None else swap(store, rw.path, now, again)
     out = merge3(rw.text, rw.new_text, text)
     if out is None and (holds(rw.text, rw.new_text, text)
                            or (wiki and rw.path != new)):
@@ -84,20 +87,21 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
         return "left"
     if out == text:
         return "made"
-    return "written" if swap(store, rw.path, now, out) else "left"
+    return swap(store, rw.path, now, out)
 
 
 def rewrite_once(store: Store, rw: Rewrite, undo: bool, now: str | None, old: str, new: str,
                  wiki: str) -> str | None:
     """One try of a move's planned rewrite (or, `undo`, its take-back) on the file hashing to
-    `now`, in the move of `old` to `new` (intents.py `_rewrite`): "written", "left" or None."""
+    `now`, in the move of `old` to `new` (intents.py `_rewrite`): "written", "left", "busy"
+    (`swap`) or None."""
     if undo:  # undo what was made, the same guarded way
-        return "written" if now == rw.new_hash and swap(store, rw.path, rw.new_hash,
-                                                       rw.text) else None
+        done = swap(store, rw.path, rw.new_hash, rw.text) if now == rw.new_hash else None
+        return done if done in ("written", "busy") else None
     if now == rw.old_hash and rw.old_hash != rw.new_hash:
-        return "written" if swap(store, rw.path, rw.old_hash, rw.new_text) else "left"
+        return swap(store, rw.path, rw.old_hash, rw.new_text)
     merge = None if now == rw.new_hash else merged(store, rw, now, old, new, wiki)
-    return merge if merge in ("written", "left") else None
+    return merge if merge in ("written", "left", "busy") else None
 
 
 def twins(store: Store, a: str, b: str) -> bool:

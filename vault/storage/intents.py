@@ -220,13 +220,17 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
 
 def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
     """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring). Left
-    because the file changed again while it was made (a save racing the swap), it is made
-    again over that save, up to `TRIES` times (session 41: an appending editor left links)."""
+    because the file changed again while it was made (a save racing the swap), or refused
+    while another program held it open for writing ("busy": an appender between its open and
+    its write), it is made again, up to `TRIES` times (session 41: an appending editor left
+    links; session 42: one that held the file open at the try left it after that one try)."""
     for _ in range(TRIES):
         now = step_hash(store, rw.path)
         done = rewrite_once(store, rw, undo, now, intent.old, intent.new, intent.wiki)
-        if done != "left" or step_hash(store, rw.path) == now:
+        if done != "busy" and (done != "left" or step_hash(store, rw.path) == now):
             break
+    if done == "busy":  # still held open at the last try: left as a refused try is
+        done = None if undo else "left"
     if done is not None:
         (out.written if done == "written" else out.left).append(rw.path)
 
