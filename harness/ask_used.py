@@ -25,7 +25,8 @@ from .extractive import is_not_found, terms
 
 RUN_WORDS = 5
 MIN_TERMS = 2
-WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
+# No `[` inside (as ask_evidence._LINK, whose comment says why: a scan per `[[` to the end).
+WIKI_LINK = re.compile(r"\[\[([^\[\]|#]+)(?:[#|][^\[\]]*)?\]\]")
 _WORD = re.compile(r"\w+")
 
 

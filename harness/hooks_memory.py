@@ -51,8 +51,16 @@ from .hooks_recall import MAX_TERMS
 
 SPARE = 3  # the context built for SPARE times the budget: the floor's drops leave room
 
-_CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
-          re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
+# A path's parts are bounded as a vault's are (255 bytes, a path of at most 1024: storage/paths.py)
+# so that a start scans at most so far: unbounded, each word of a long line without `.md` was
+# scanned to the line's end (64 KiB of "a " took 7 s; session 42, SBX18).
+_CITED = (re.compile(r"\[\[([^\]|#]+)"),
+          re.compile(r"(?<![\w/.-])((?:[\w .-]{1,255}/){0,16}[\w .-]{1,255}\.md)\b"))
+# `[tool NAME: PATH]` with "read" in NAME. As `\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]` it tried
+# every "read" of every `[tool ` to the text's end: 8 KiB of `[tool read` took 4 s, growing with
+# the cube of the length (a cell's 64 KiB of output in a transcript; session 42, SBX18); no
+# part holds `[` now.
+_TOOL = re.compile(r"\[tool ([^\[\]:]*): ([^\[\]]+)\]")
 
 
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
@@ -109,6 +117,9 @@ def cited_notes(texts: list[str]) -> list[str]:
         for rx in _CITED:
             for m in rx.finditer(text):
                 found.setdefault(m.group(1).strip(), None)
+        for m in _TOOL.finditer(text):
+            if "read" in m.group(1):
+                found.setdefault(m.group(2).strip(), None)
     return list(found)
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +17,7 @@ from hypothesis import strategies as st
 from vault import Vault
 from vault.cancel import cancellable
 from vault.errors import Cancelled
+from vault.retrieval import snippets
 from vault.retrieval.snippets import (
     SNIPPET_CHARS,
     _cut,
@@ -20,6 +26,8 @@ from vault.retrieval.snippets import (
     snippet,
     with_snippets,
 )
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_best_sentence_wins_and_ties_go_to_the_earliest() -> None:
@@ -109,3 +117,50 @@ def test_cut_focuses_on_the_earliest_term_as_before(words: list[str], terms: fro
         # the same focus as one term found exactly there
         first = min(t for t in terms if lowered.find(t) == earliest)
         assert out == _cut(passage, frozenset({first}), max_chars)
+
+
+# The link markup as `readable` showed it up to session 41 (two regular expressions): the
+# reference its linear scan must agree with.
+_OLD_WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_OLD_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = ["[", "]", "(", ")", "!", "|", "#", "[[", "]]", "](", "a", "b c", " ", "\n", "^x",
+           "`", "%%", "```\n", "$"]
+
+
+def _old_links(text: str) -> str:
+    """`snippets._links` as it was up to session 42: the two regular expressions."""
+    text = _OLD_WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return _OLD_MD_LINK.sub(lambda m: m.group(1), text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_MARKUP), max_size=30), st.text(max_size=8))
+def test_links_read_as_the_regular_expressions_read_them(parts: list[str], noise: str) -> None:
+    body = "".join(parts) + noise
+    with mock.patch.object(snippets, "_links", _old_links):
+        before = readable(body)
+    assert readable(body) == before
+
+
+_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+from vault.retrieval.snippets import snippet
+for unit in sys.argv[1:]:
+    snippet(unit * ((4 << 20) // len(unit)), "x")
+print("done")
+"""
+
+
+def test_a_note_of_unclosed_link_markup_does_not_hold_the_process() -> None:
+    """A cell may write a note of 4 MiB in one call (8 MiB with edits); every search listing
+    it makes its snippet. Unclosed link markup (`[x](` without `)`, `[[` without `]]`, `[`
+    without `]`) made each regular expression scan from every `[` to the end of the note
+    while holding the GIL: one call on 4 MiB took hours, and the supervisor answered no cell,
+    cancel or signal meanwhile (session 42, SBX18). The units below, 4 MiB of each, must be
+    read within 60 s of CPU in all (about 2 s here; main did not finish the first)."""
+    units = ["[x](", "[[", "[", "![a](", "[[a|#"]
+    run = subprocess.run([sys.executable, "-c", _CHILD, *units], capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0 and run.stdout.strip() == "done", (run.returncode,
+                                                                  run.stderr[-600:])
