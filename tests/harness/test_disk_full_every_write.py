@@ -10,7 +10,8 @@ grown re-ingest (it replaces the first ingest's notes and adds others: a full di
 two of its notes), an append, a move with referrers, a new note, a search (the learning log)
 and a search after outside edits (the index). After each: the command exited 0, or 1 with
 "disk full" (no traceback); the notes are whole or none while the disk is still full, after
-the command and after a `doctor` (which did not crash); with room, no
+the command and after a `doctor` (which did not crash; a move excepted: it is finished by the
+first open with room, by design); with room, no
 intent is pending, no link dangles, the vault's notes are those before or those of a clean
 run (nothing half made), and an ingest made again gives the clean run's notes.
 
@@ -92,6 +93,7 @@ TURNS = [("user", "Alice Moreau moved from Lyon to Berlin last spring."),
          ("user", "Yes, and Bruno Keller visits her in Berlin every May."),
          ("assistant", "Bruno Keller sounds like a good friend.")]
 COMMANDS = ("regrow", "append", "move", "write", "search", "sync")
+WHOLE_WHILE_FULL = ("regrow", "append", "write", "search", "sync")
 
 
 class Disk:
@@ -202,7 +204,9 @@ def sweep(disk: Disk, work: Path, kind: str) -> tuple[int, list[str]]:
         r = disk.cli(root, *args, stdin=stdin, n=n)
         points += disk.fill.exists()
         for when in ("the command", "a doctor"):  # the disk still full: nothing half made
-            if files(root) not in (before, after):
+            # (an ingest; a move met by a full disk is left half made on purpose, finished
+            # by the first open with room: NOTES-STORE17 "weak")
+            if kind in WHOLE_WHILE_FULL and files(root) not in (before, after):
                 odd = sorted(k for k in files(root) if files(root)[k] != before.get(k))[:4]
                 bad.append(f"{kind} {n}: half made after {when}, the disk full: {odd}")
             if when == "the command":
