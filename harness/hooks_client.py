@@ -99,6 +99,20 @@ def session_name(client: str, session_id: str) -> str:
     return f"hook-{client}-{session_id or 'unknown'}"
 
 
+def root_id(root: Path) -> list[int] | None:
+    """The vault folder's identity, [device, inode], or None when it cannot be read: what ties
+    the hooks' files in `.rmh` (the daemon's settings, the hooks' index) to the vault they
+    were made for. Another vault's whole `.rmh` moved in carries that vault's identity, so its
+    daemon is not asked and its index not read for this vault's prompts (STORE17, session
+    42: they were, README's old Known limits); a vault copied elsewhere has a new one, and
+    its hooks' index is made again by the next refresh."""
+    try:
+        info = os.stat(root)
+    except OSError:
+        return None
+    return [info.st_dev, info.st_ino]
+
+
 def state_fd(root: Path) -> int | None:
     """A descriptor of the folder VAULT/.rmh, or None where `.rmh` is no folder or a symlink
     (O_NOFOLLOW): the daemon's settings and socket are found through it, never through a link
@@ -113,10 +127,11 @@ def state_fd(root: Path) -> int | None:
 
 def settings(root: Path) -> dict[str, Any] | None:
     """The settings the running daemon published (VAULT/.rmh/hooks-daemon.json: its pid,
-    `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), or None (no daemon, unreadable, or
-    not what a daemon writes). The hook must never hold its client: a FIFO in the file's
-    place is not read (opened plainly, it waits for a writer forever), and a wait that is not
-    a number from 0 to MAX_WAIT_S (NaN, 1e308: past what a socket timeout takes) is refused."""
+    `wait_s` = its `[hooks] daemon_wait_s`, `start_words`, its vault's `root_id`), or None (no
+    daemon, unreadable, or not what a daemon writes). The hook must never hold its client: a
+    FIFO in the file's place is not read (opened plainly, it waits for a writer forever), and
+    a wait that is not a number from 0 to MAX_WAIT_S (NaN, 1e308: past what a socket timeout
+    takes) is refused."""
     state = state_fd(root)
     if state is None:
         return None
@@ -161,7 +176,12 @@ def daemon_answer(root: Path, request: dict[str, Any], timeout: float = CLIENT_T
     "bad"). Never raises, never waits past `timeout` seconds in all, and never holds more than
     MAX_ANSWER_BYTES of the answer: a broken or hostile daemon that sends without end (or
     never ends its line) costs the hook that much memory and that much time at most, then the
-    hook goes on as with a late daemon (HOUSE41: the reply was read into memory unbounded)."""
+    hook goes on as with a late daemon (HOUSE41: the reply was read into memory unbounded).
+    A daemon that published another vault's identity (`root_id`: its `.rmh` moved in whole)
+    or none is not asked: "none"."""
+    published = settings(root)
+    if published is None or published.get("root") != root_id(root):
+        return None, "none"
     path, state = socket_path(root), state_fd(root)
     if state is None:
         return None, "none"

@@ -52,6 +52,7 @@ from .hooks_client import (
     SOCKET,
     daemon_request,
     own_file,
+    root_id,
     socket_path,
 )
 
@@ -149,7 +150,8 @@ class Daemon:
             # what a hook asking this daemon uses (hooks_fast.py)
             if not (replace_whole(pid, (f"{os.getpid()}\n".encode(),)) and replace_whole(
                     published, (json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
-                                            "start_words": self.start_words}).encode(),))):
+                                            "start_words": self.start_words,
+                                            "root": root_id(self.vault.root)}).encode(),))):
                 raise OSError(f"cannot write {PID} or {SETTINGS} in .rmh")
             self._serve(path)
         finally:

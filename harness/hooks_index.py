@@ -16,7 +16,8 @@ changed or renamed notes are rewritten, removed ones deleted); the session-start
 and with `[hooks] daemon = false` every one, in the background), session-end and pre-compact
 hooks call it (they run with the vault open anyway), so the prompt hook sees the vault as of
 the last of those: a note written during a session is recalled from the next session on
-(or after a compaction). The file is derived: deleting it loses nothing.
+(or after a compaction). The file is derived: deleting it loses nothing. It names the vault it
+was made for: another vault's notes are never recalled (harness/hooks_owner.py).
 
 `shown` journals what the prompt hook injected (`VAULT/.rmh/hooks/<session>.jsonl`) so that
 the session-end hook logs it in the learning ledger (`vault.shown`) before it logs the
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault import connect_state, held_state, tokenize
 
+from .hooks_owner import OWNER_SCHEMA, Same, claim
 from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import held_file, state_or_plain
 from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
@@ -85,7 +87,8 @@ _SCHEMA = (  # each table as FORMAT has it (`refresh` makes them again for anoth
     "hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT, "
     "previous TEXT, body TEXT, described TEXT)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, described, "
-    "tokenize='porter unicode61')")
+    "tokenize='porter unicode61')",
+    OWNER_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,7 @@ def refresh(vault: Vault) -> dict[str, int]:
                 for table in _SCHEMA:
                     conn.execute(table)
                 conn.execute(f"PRAGMA user_version = {FORMAT}")
+            claim(conn, vault.root)  # another vault's (its `.rmh` moved in): made anew
             stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
             for row in vault.note_rows():
                 tier = str(row.frontmatter.get("tier", ""))
@@ -249,7 +253,7 @@ def refresh(vault: Vault) -> dict[str, int]:
 
 
 def _row(values: Iterable[Any]) -> Row:
-    return Row(*(str(v or "") for v in values))
+    return Row(*(str(v or "") for v in list(values)[:9]))  # the hash after them: `Reader._rows`
 
 
 _NAMES = ("path", "title", "date", "tier", "speaker", "conversation", "previous", "body",
@@ -260,12 +264,16 @@ class Reader:
     """One read-only connection to the hooks' index, for everything one prompt (or one
     session-start brief) asks of it: the term counts, the search, the turns before."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, same: Same | None = None) -> None:
         self._conn = conn
         # an index of an older format (no `described`: FORMAT < 7) is read whole, as it is,
         # until the refresh that rebuilds it commits
         have = {str(r[1]) for r in conn.execute("PRAGMA table_info(notes)")}
         self._columns = ", ".join(f"n.{c}" if c in have else f"'' AS {c}" for c in _NAMES)
+        self._same = same  # an index another vault owns: only rows of this vault's notes
+
+    def _rows(self, rows: Iterable[Any]) -> list[Row]:
+        return [_row(r) for r in rows if self._same is None or self._same(r[0], r[9])]
 
     def search(self, words: Iterable[str], k: int) -> list[Row]:
         """The `k` best notes for any of `words` (BM25)."""
@@ -273,9 +281,10 @@ class Reader:
         if not quoted:
             return []
         rows = self._conn.execute(
-            f"SELECT {self._columns} FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+            f"SELECT {self._columns}, n.hash FROM fts JOIN notes n ON n.id = fts.rowid "
+            "WHERE fts MATCH ? "
             "ORDER BY bm25(fts), n.path LIMIT ?", (" OR ".join(quoted), k)).fetchall()
-        return [_row(r) for r in rows]
+        return self._rows(rows)
 
     def frequencies(self, words: Sequence[str]) -> tuple[int, list[int]]:
         """(notes indexed, how many of them hold each of `words` as the index matches it)."""
@@ -293,15 +302,16 @@ class Reader:
             return []
         where = " OR ".join("(substr(date, 1, 10) BETWEEN ? AND ?)" for _ in spans)
         rows = self._conn.execute(
-            f"SELECT {self._columns} FROM notes n WHERE {where} ORDER BY date, path LIMIT ?",
+            f"SELECT {self._columns}, n.hash FROM notes n WHERE {where} ORDER BY date, path "
+            "LIMIT ?",
             (*(d for span in spans for d in span), k)).fetchall()
-        return [_row(r) for r in rows]
+        return self._rows(rows)
 
     def by_path(self, path: str) -> Row | None:
         """One indexed note by its path (the turn before a recalled turn)."""
-        r = self._conn.execute(f"SELECT {self._columns} FROM notes n WHERE path = ?",
-                               (path,)).fetchone()
-        return _row(r) if r else None
+        rows = self._rows(self._conn.execute(
+            f"SELECT {self._columns}, n.hash FROM notes n WHERE path = ?", (path,)).fetchall())
+        return rows[0] if rows else None
 
 
 @contextmanager
@@ -309,15 +319,16 @@ def reading(root: Path) -> Iterator[Reader | None]:
     """A `Reader` of the vault's hooks index, closed on exit; None when the index does not
     exist yet (nothing to recall), is no file of the held `.rmh/` (`held_file`: a symlink,
     another file's rows, is never read; the next refresh removes it; a FIFO: SQLite waited
-    forever on it). Opened as the writer opens it (`connect_state`: the held folder's own
-    file, checked; PathRefused when `.rmh` was swapped meanwhile), only to read."""
+    forever on it); another vault's: only rows of this
+    vault's notes (hooks_owner.py). Opened as the writer opens it (`connect_state`: the held
+    folder's own file, checked; PathRefused when `.rmh` was swapped meanwhile), to read."""
     path = held_file(root, INDEX_FILE)
     if path is None:
         yield None
         return
     conn = connect_state(path, read_only=True, timeout=5.0)
     try:
-        yield Reader(conn)
+        yield Reader(conn, Same.check(conn, root))
     finally:
         conn.close()
 

@@ -69,7 +69,7 @@ class VaultWrites(VaultParts):
         `record`: each path's line of ingest's record (`Write.record`): journalled even for
         one note, the lines set as the writes end, by the next open too (an ingest's).
 
-        `whole`: all or none. A refusal inside the block (any VaultError but a full disk; an
+        `whole`: all or none. A refusal inside the block (any VaultError, a full disk too; an
         interrupt, KeyboardInterrupt or SystemExit, too) marks the intent refused, then takes
         back every note the block wrote (only its own bytes) and raises it: a kill from the
         mark on leaves the take-back to the next open, which never completes the change its
@@ -91,13 +91,15 @@ class VaultWrites(VaultParts):
                 yield
             except BaseException as exc:
                 io_error = is_disk_full(exc) or isinstance(exc, OSError)
-                # whole: refused, or interrupted (Ctrl-C, SystemExit: not a kill) -> taken back
-                if whole and not io_error:
-                    with suppress(VaultError, OSError):  # (no room for the record: left to the
-                        self._refused(journal, name, replace(intent, refused=True))  # next open)
+                # whole: refused, interrupted (Ctrl-C, SystemExit: not a kill) or out of room
+                # -> taken back now (a full disk left it to the next open: half a conversation
+                # shown meanwhile, then completed after the caller was told it failed, STORE17)
+                if whole:
+                    with suppress(VaultError, OSError):  # (no room to write an old text back:
+                        self._refused(journal, name, replace(intent, refused=True))  # the
+                    # next open takes the rest back: the intent is marked refused)
                 # a full disk (an I/O error) after some of the notes landed: the intent stays,
-                # so the next open finishes them once there is room, else takes them back when
-                # whole (storage/intents.py)
+                # so the next open finishes them once there is room (storage/intents.py)
                 elif not (io_error and any(file_hash(self.store, w.path) != w.old_hash
                                            for w in intent.writes)):
                     with suppress(VaultError, OSError):  # none landed: the record as before

@@ -240,22 +240,35 @@ def _settle_asides(store: Store, intent: WritesIntent) -> None:
 
 def _take_back(store: Store, intent: WritesIntent, out: Outcome) -> None:
     """Put every write of the whole `intent` found made back as it was (last first, each
-    guarded by the hash of the text written: an edit since is left as it is)."""
+    guarded by the hash of the text written: an edit since is left as it is). The notes it
+    made are removed first, those it replaced written back after: a take-back that runs out
+    of room (its intent kept, retried at every open) has freed what it could first and left
+    none of the new notes, and one note with no room does not stop the others (STORE17: a
+    grown re-ingest met a full disk, and its take-back stopped at the first old text it could
+    not write back, the new turns' notes still there)."""
     out.state, out.written = "rolled back", []
-    for w in reversed(intent.writes):
-        made = content_hash(w.new_text)
-        if w.path in out.left or step_hash(store, w.path) != made:
-            continue
-        try:
-            if w.old_hash is None:
-                store.erase(w.path, expected_hash=made)
-            elif w.undo is not None and content_hash(w.undo) == w.old_hash:
-                store.write_text(w.path, w.undo, expected_hash=made)
-            else:
+    full: DiskFull | None = None
+    for made_new in (True, False):
+        for w in reversed(intent.writes):
+            made = content_hash(w.new_text)
+            if (w.old_hash is None) != made_new or w.path in out.left or step_hash(
+                    store, w.path) != made:
                 continue
-        except (*_REFUSED, PermissionDenied):
-            continue
-        out.written.append(w.path)
+            try:
+                if w.old_hash is None:
+                    store.erase(w.path, expected_hash=made)
+                elif w.undo is not None and content_hash(w.undo) == w.old_hash:
+                    store.write_text(w.path, w.undo, expected_hash=made)
+                else:
+                    continue
+            except (*_REFUSED, PermissionDenied):
+                continue
+            except DiskFull as exc:  # the rest first, then raised: the intent stays
+                full = full or exc
+                continue
+            out.written.append(w.path)
+    if full is not None:
+        raise full
 
 
 def file_hash(store: Store, path: str) -> str | None:
