@@ -178,9 +178,9 @@ def daemon_answer(root: Path, request: dict[str, Any], timeout: float = CLIENT_T
     never ends its line) costs the hook that much memory and that much time at most, then the
     hook goes on as with a late daemon (HOUSE41: the reply was read into memory unbounded).
     A daemon that published another vault's identity (`root_id`: its `.rmh` moved in whole)
-    or none is not asked: "none"."""
+    is not asked: "none" (settings without one, as an older daemon's, are asked as before)."""
     published = settings(root)
-    if published is None or published.get("root") != root_id(root):
+    if published is not None and "root" in published and published["root"] != root_id(root):
         return None, "none"
     path, state = socket_path(root), state_fd(root)
     if state is None:
