@@ -26,15 +26,20 @@ def test_a_bad_answer_is_none(tmp_path: Path, name: str) -> None:
         server.bind(str(tmp_path / ".rmh" / SOCKET))
         server.listen(1)
 
+        server.settimeout(60.0)  # a client that never asks fails the test, never hangs it
+        asked: list[bytes] = []
+
         def answer() -> None:
             conn, _ = server.accept()
             with conn:
                 data = b""
                 while not data.endswith(b"\n"):
                     data += conn.recv(65536)
+                asked.append(data)
                 conn.sendall(ANSWERS[name])
 
         thread = threading.Thread(target=answer, daemon=True)
         thread.start()
         assert daemon_request(tmp_path, {"event": "prompt", "prompt": "x"}, 30.0) is None
-        thread.join()
+        thread.join(90.0)
+        assert not thread.is_alive() and len(asked) == 1  # the daemon was asked, and answered

@@ -7,6 +7,7 @@ refresh that rebuilds it. Session 41: "the prompt hooks' index does not read pro
 
 from __future__ import annotations
 
+import hashlib
 import random
 import sqlite3
 from pathlib import Path
@@ -60,18 +61,24 @@ def test_an_index_written_before_is_read_whole_until_rebuilt(tmp_path: Path) -> 
     code = props[note]["code"]
     with Vault.init(root) as v:
         v.sync()
+        # an index before session 42 names no owner: its rows count where the note is here
+        # with the bytes indexed (hooks_owner.Same, STORE17), so old.md is a real file
+        old = root / "old.md"
+        old.write_bytes(b"the kiln fires on Friday\n")
+        digest = hashlib.sha256(old.read_bytes()).hexdigest()
         conn = sqlite3.connect(index_path(root))
         with conn:
             for table in OLD:
                 conn.execute(table)
-            conn.execute("INSERT INTO notes VALUES (1, 'old.md', 'h', 'old', '2026-01-01', '', "
-                         "'', '', '', 'the kiln fires on Friday')")
+            conn.execute("INSERT INTO notes VALUES (1, 'old.md', ?, 'old', '2026-01-01', '', "
+                         "'', '', '', 'the kiln fires on Friday')", (digest,))
             conn.execute("INSERT INTO fts(rowid, title, body) VALUES (1, 'old', "
                          "'the kiln fires on Friday')")
             conn.execute("PRAGMA user_version = 5")
         conn.close()
         assert recalled(root, "when does the kiln fire") == ["old.md"]  # read as it is
         assert recalled(root, f"what is new on the {code} platform?") == []
+        old.unlink()
         assert refresh(v)["changed"] == 4
         assert recalled(root, "when does the kiln fire") == []
         assert recalled(root, f"what is new on the {code} platform?")[:1] == [note]
