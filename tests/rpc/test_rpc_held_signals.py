@@ -16,9 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def _hangup_default() -> None:
-    """A suite run under `nohup` passes SIGHUP on ignored, and an ignored one stays so."""
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+def _stops_default() -> None:
+    """A suite run under `nohup` passes SIGHUP on ignored, and one started as a background job
+    of a non-interactive shell (as CI's runner starts it) SIGINT; an ignored one stays so."""
+    for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 HELD = """
 import os, signal, sys
@@ -34,7 +36,7 @@ print("not reached", flush=True)
 def test_a_signal_held_and_not_taken_is_delivered_at_the_end(name: str) -> None:
     run = subprocess.run([sys.executable, "-c", HELD.format(name=name)], cwd=REPO,
                          capture_output=True, text=True, timeout=60, env=ENV,
-                         preexec_fn=_hangup_default)
+                         preexec_fn=_stops_default)
     assert run.stdout == "held\n", run.stderr
     if name == "SIGINT":  # Python's own handler is back: KeyboardInterrupt
         assert "KeyboardInterrupt" in run.stderr
