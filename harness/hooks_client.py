@@ -170,16 +170,17 @@ def daemon_request(root: Path, request: dict[str, Any],
     return daemon_answer(root, request, timeout)[0]
 
 
-def daemon_answer(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S
-                  ) -> tuple[dict[str, Any] | None, str]:
+def daemon_answer(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S,
+                  published: dict[str, Any] | None = None) -> tuple[dict[str, Any] | None, str]:
     """(the daemon's answer to `request`, "") or (None, why: "none", "late", "too large" or
     "bad"). Never raises, never waits past `timeout` seconds in all, and never holds more than
     MAX_ANSWER_BYTES of the answer: a broken or hostile daemon that sends without end (or
     never ends its line) costs the hook that much memory and that much time at most, then the
     hook goes on as with a late daemon (HOUSE41: the reply was read into memory unbounded).
     A daemon that published another vault's identity (`root_id`: its `.rmh` moved in whole)
-    is not asked: "none" (settings without one, as an older daemon's, are asked as before)."""
-    published = settings(root)
+    is not asked: "none" (settings without one, as an older daemon's, are asked as before).
+    `published`: the settings the caller has read already (`settings`), not read again."""
+    published = settings(root) if published is None else published
     if published is not None and "root" in published and published["root"] != root_id(root):
         return None, "none"
     path, state = socket_path(root), state_fd(root)

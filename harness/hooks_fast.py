@@ -104,10 +104,11 @@ def run(argv: Sequence[str]) -> int | None:
     t0 = time.monotonic()
     if event == "prompt":
         got, why = daemon_answer(root, {"event": "prompt", "prompt": prompt_text(
-            field("prompt")), "session": session, "own": field("session_id")}, wait)
+            field("prompt")), "session": session, "own": field("session_id")}, wait, published)
     else:
         got, why = daemon_answer(root, {"event": "start", "session": session, "cwd":
-                                        field("cwd"), "words": published["start_words"]}, wait)
+                                        field("cwd"), "words": published["start_words"]}, wait,
+                                  published)
     if got is not None and isinstance(got.get("text"), str):
         _print(answer_text(client, event, got["text"]))
         return 0
